@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Build the statically linked guest programs and the initramfs.
+#
+# Test programs come from two places, each .c file one program:
+#   $TREE/tools/testing/selftests/union/   the series' selftests
+#   tests/guest/                           checks of the guest itself
+# They build against the work tree's uapi headers (out/uapi-include) and
+# its kselftest_harness.h.
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$OUT/uapi-include/linux" ] || die "no uapi headers: build the kernel first"
+need_pkgs busybox-static cpio
+CC=${CC:-gcc}
+CFLAGS=(-static -O2 -g0 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+	-I"$OUT/uapi-include" -I"$TREE/tools/testing/selftests"
+	-I"$TREE/tools/testing/selftests/union")
+
+T=$OUT/tests
+TOOLS=$OUT/tools
+rm -rf "$T"; mkdir -p "$T" "$TOOLS"
+
+build() {	# build OUT SRC...
+	local o=$1; shift
+	if [ -f "$o" ] && [ -z "$(find "$@" -newer "$o" 2>/dev/null)" ]; then
+		return 0
+	fi
+	$CC "${CFLAGS[@]}" -o "$o" "$@" -lpthread
+}
+
+srcs=()
+for d in "$TREE/tools/testing/selftests/union" "$REPO/tests/guest"; do
+	[ -d "$d" ] || continue
+	for c in "$d"/*.c; do
+		[ -f "$c" ] && srcs+=("$c")
+	done
+done
+mkdir -p "$OUT/objs"
+for c in "${srcs[@]}"; do
+	n=$(basename "$c" .c)
+	build "$OUT/objs/$n" "$c" $(ls "$(dirname "$c")"/*.h 2>/dev/null)
+	cp "$OUT/objs/$n" "$T/$n"
+done
+# Restrict the run to the tests named in TESTS (space separated).
+if [ -n "${TESTS:-}" ]; then
+	for t in "$T"/*; do
+		case " $TESTS " in *" ${t##*/} "*) ;; *) rm -f "$t" ;; esac
+	done
+fi
+for c in "$REPO"/tools/*.c; do
+	[ -f "$c" ] || continue
+	n=$(basename "$c" .c)
+	build "$TOOLS/$n" "$c"
+done
+
+# --- initramfs -------------------------------------------------------------
+R=$OUT/initramfs
+rm -rf "$R"
+mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,mnt,run,root,etc,srv,tests}
+cp /bin/busybox "$R/bin/busybox"
+for a in $(/bin/busybox --list-full); do
+	[ -e "$R/$a" ] || ln -s /bin/busybox "$R/$a"
+done
+cp "$REPO/guest/init" "$R/init"
+cp -a "$REPO"/guest/etc/. "$R/etc/" 2>/dev/null || true
+cp "$T"/* "$R/tests/" 2>/dev/null || true
+cp "$TOOLS"/* "$R/usr/bin/" 2>/dev/null || true
+echo "root:x:0:0:root:/root:/bin/sh" > "$R/etc/passwd"
+echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$R/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$R/etc/group"
+(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$OUT/initrd.cpio"
+msg "out/initrd.cpio: $(ls "$T" | wc -l) test programs, $(du -h "$OUT/initrd.cpio" | cut -f1)"

@@ -1,0 +1,54 @@
+# shellcheck shell=bash
+# Common settings for the build and test scripts.  Sourced, not run.
+#
+# UNION_CACHE   where the kernel work tree and build directories live
+#               (default ~/.cache/union-mounts); never inside the repository.
+# LINUX_SOURCE_VERSION  the Debian linux-source-6.12 version we pin.
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+UNION_CACHE=${UNION_CACHE:-$HOME/.cache/union-mounts}
+TREE=${UNION_TREE:-$UNION_CACHE/linux}
+OUT=$REPO/out
+PIN_VERSION=${LINUX_SOURCE_VERSION:-6.12.118-1~deb12u1}
+SRC_PKG=linux-source-6.12
+SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+LOCK=$UNION_CACHE/.lock
+JOBS=${JOBS:-$(nproc)}
+
+mkdir -p "$UNION_CACHE" "$OUT"
+
+msg()  { printf '==> %s\n' "$*" >&2; }
+warn() { printf '\033[1;33mWARNING:\033[0m %s\n' "$*" >&2; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Run "$@" holding the machine-wide lock: a kernel build or a QEMU run
+# takes both cores, so two of them must never overlap (helpers share the
+# machine).  Re-entrant through UNION_LOCKED.
+with_lock() {
+	if [ -n "${UNION_LOCKED:-}" ]; then
+		"$@"
+	else
+		UNION_LOCKED=1 flock "$LOCK" "$@"
+	fi
+}
+
+# Install Debian packages that are missing (apt-get update once first).
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	msg "installing Debian packages: ${missing[*]}"
+	local sudo=
+	[ "$(id -u)" -ne 0 ] && sudo=sudo
+	$sudo apt-get update -q >/dev/null
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+}
+
+BUILD_PKGS=(build-essential flex bison bc libelf-dev libssl-dev cpio kmod
+	    git rsync xz-utils util-linux)
+GUEST_PKGS=(qemu-system-x86 busybox-static e2fsprogs xfsprogs btrfs-progs)

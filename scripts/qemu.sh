@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Boot out/bzImage + out/initrd.cpio in QEMU (TCG: KVM hangs on these
+# machines; QEMU_ACCEL=kvm to override).
+#
+#   qemu.sh check            run /tests in the guest; logs in out/
+#   qemu.sh run SCRIPT       run a host shell script in the guest as root,
+#                            print its output, exit with its status
+#   qemu.sh vm               interactive shell on the serial console
+#
+# The kernel console always goes to out/<mode>-console.log; test and
+# script output travels on the second serial port (out/<mode>-ttyS1.log),
+# so kernel messages never interleave with TAP.
+. "$(dirname "$0")/lib.sh"
+
+MODE=${1:-check}
+TIMEOUT=${UNION_VM_TIMEOUT:-2400}
+MEM=${UNION_VM_MEM:-2G}
+SMP=${UNION_VM_SMP:-2}
+ACCEL=${QEMU_ACCEL:-tcg,thread=multi}
+need_pkgs "${GUEST_PKGS[@]}"
+[ -f "$OUT/bzImage" ] || die "no out/bzImage (make kernel)"
+[ -f "$OUT/initrd.cpio" ] || die "no out/initrd.cpio (make userspace)"
+
+TAG=${UNION_LOG_TAG:-$MODE}
+CONSOLE=$OUT/$TAG-console.log
+TTYS1=$OUT/$TAG-ttyS1.log
+rm -f "$CONSOLE" "$TTYS1"
+
+# Fresh scratch disks every boot: sparse files, formatted on the host.
+D=$OUT/disks
+mkdir -p "$D"
+mkdisk() {	# name size mkfs...
+	local f=$D/$1.img
+	rm -f "$f"; truncate -s "$2" "$f"; shift 2
+	"$@" "$f" >/dev/null 2>&1 || die "$* failed"
+}
+mkdisk ext4 1G mkfs.ext4 -q -F -O dir_index -L uext4
+mkdisk xfs 1G mkfs.xfs -q -f -m reflink=1 -L uxfs
+mkdisk btrfs 1G mkfs.btrfs -q -f -L ubtrfs
+
+INITRD=${UNION_INITRD:-$OUT/initrd.cpio}
+if [ "$MODE" = run ]; then
+	SCRIPT=${2:?usage: qemu.sh run SCRIPT}
+	[ -f "$SCRIPT" ] || die "no such script: $SCRIPT"
+	x=$(mktemp -d)
+	mkdir -p "$x/run"; cp "$SCRIPT" "$x/run/script.sh"
+	(cd "$x" && find . | cpio -o -H newc --quiet -R 0:0) > "$OUT/run-extra.cpio"
+	rm -rf "$x"
+	# The kernel unpacks concatenated cpio archives one after the other.
+	cat "$OUT/initrd.cpio" "$OUT/run-extra.cpio" > "$OUT/initrd-run.cpio"
+	INITRD=$OUT/initrd-run.cpio
+fi
+
+APPEND="console=ttyS0,115200 reboot=t panic=-1 oops=panic loglevel=6 union.mode=$MODE"
+if grep -q '^flavour=debug' "$OUT/kernel.txt" 2>/dev/null; then
+	APPEND="$APPEND panic_on_warn=1"
+fi
+APPEND="$APPEND ${UNION_APPEND:-}"
+
+QEMU=(qemu-system-x86_64 -accel "$ACCEL" -cpu max -smp "$SMP" -m "$MEM"
+	-no-reboot -display none -nodefaults
+	-kernel "$OUT/bzImage" -initrd "$INITRD" -append "$APPEND")
+for d in ext4 xfs btrfs; do
+	QEMU+=(-drive "file=$D/$d.img,if=virtio,format=raw,cache=unsafe")
+done
+
+msg "$(grep -h '^source=' "$OUT/kernel.txt" | cut -d= -f2-) [$(grep -h '^flavour=' "$OUT/kernel.txt" | cut -d= -f2)]"
+
+if [ "$MODE" = vm ]; then
+	QEMU+=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$CONSOLE"
+	       -serial chardev:con -mon chardev=con,mode=readline
+	       -serial "file:$TTYS1")
+	msg "booting the guest; exit the shell (or Ctrl-A x) to power it off"
+	exec "${QEMU[@]}"
+fi
+
+QEMU+=(-serial "file:$CONSOLE" -serial "file:$TTYS1")
+start=$(date +%s)
+touch "$TTYS1"
+rc=0
+timeout --kill-after=10 "$TIMEOUT" "${QEMU[@]}" </dev/null &
+qpid=$!
+if [ "${UNION_STREAM:-1}" = 1 ]; then
+	# Show the guest's test output as it comes; tail ends with QEMU.
+	tail -n +1 -F --pid=$qpid "$TTYS1" 2>/dev/null | tr -d '\r' |
+		grep --line-buffered -v '^@@' &
+fi
+wait $qpid || rc=$?
+wait
+secs=$(( $(date +%s) - start ))
+echo "qemu_rc=$rc seconds=$secs timeout=$TIMEOUT" > "$OUT/$TAG-qemu.txt"
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	echo "GUEST TIMEOUT: no poweroff within ${TIMEOUT}s" >&2
+fi
+msg "guest ran ${secs}s (qemu exit $rc)"
+exit 0

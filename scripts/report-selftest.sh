@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Feed report.sh synthetic guest logs and check its verdict on each: the
+# judge of every run must itself fail what should fail.
+set -euo pipefail
+R=$(cd "$(dirname "$0")" && pwd)/report.sh
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+pass=0 fail=0
+
+good_prog() {	# name
+	printf '@@BEGIN %s\nTAP version 13\n1..2\nok 1 a\nok 2 b # SKIP no xfs\n@@END %s 0\n' "$1" "$1"
+}
+ok_console='[    0.000000] Linux version 6.12.118
+[    1.000000] Run /init as init process'
+
+case_() {	# name expect_rc expect_summary ttyS1 console [qemu.txt]
+	local name=$1 want_rc=$2 want_sum=$3 rc=0 out
+	printf '%s\n' "$4" > "$W/tty"; printf '%s\n' "$5" > "$W/con"
+	printf '%s\n' "${6:-qemu_rc=0 seconds=1}" > "$W/q"
+	out=$("$R" "$W/tty" "$W/con" "$W/q" 2>&1) || rc=$?
+	if [ "$rc" = "$want_rc" ] && [ "$(printf '%s\n' "$out" | tail -1)" = "$want_sum" ]; then
+		echo "ok - report: $name"; pass=$((pass + 1))
+	else
+		echo "not ok - report: $name (rc $rc, want $want_rc)"; printf '%s\n' "$out" | sed 's/^/    /'
+		fail=$((fail + 1))
+	fi
+}
+
+case_ "clean run passes" 0 "2 passed, 0 failed, 2 skipped" \
+	"@@PLAN t1 t2
+$(good_prog t1)
+$(good_prog t2)
+@@DONE" "$ok_console"
+
+case_ "a failing test fails the run" 1 "2 passed, 1 failed, 1 skipped" \
+	"@@PLAN t1 t2
+$(good_prog t1)
+@@BEGIN t2
+1..2
+ok 1 x
+not ok 2 y
+@@END t2 1
+@@DONE" "$ok_console"
+
+case_ "a missing TAP plan fails the run" 1 "2 passed, 1 failed, 1 skipped" \
+	"@@PLAN t1 t2
+$(good_prog t1)
+@@BEGIN t2
+ok 1 x
+@@END t2 0
+@@DONE" "$ok_console"
+
+case_ "a test that never reported fails the run" 1 "3 passed, 1 failed, 1 skipped" \
+	"@@PLAN t1 t2
+$(good_prog t1)
+@@BEGIN t2
+1..3
+ok 1 x
+ok 2 y
+@@END t2 139
+@@DONE" "$ok_console"
+
+case_ "a program that never ran fails the run" 1 "1 passed, 1 failed, 1 skipped" \
+	"@@PLAN t1 t2
+$(good_prog t1)
+@@DONE" "$ok_console"
+
+case_ "a guest that died mid-test fails the run" 1 "2 passed, 2 failed, 0 skipped" \
+	"@@PLAN t1
+@@BEGIN t1
+1..5
+ok 1 a
+ok 2 b" "$ok_console"
+
+case_ "a guest timeout fails the run" 1 "1 passed, 3 failed, 1 skipped" \
+	"@@PLAN t1 t2
+$(good_prog t1)
+@@BEGIN t2
+1..1" "$ok_console" "qemu_rc=124 seconds=2400 timeout=2400"
+
+case_ "a non-zero exit without not-ok fails" 1 "1 passed, 1 failed, 1 skipped" \
+	"@@PLAN t1
+$(good_prog t1 | sed 's/@@END t1 0/@@END t1 2/')
+@@DONE" "$ok_console"
+
+for splat in "WARNING: CPU: 0 PID: 1 at fs/namei.c:100 foo+0x1/0x2" \
+	"BUG: KASAN: slab-use-after-free in union_lookup+0x10/0x20" \
+	"WARNING: possible circular locking dependency detected" \
+	"BUG: sleeping function called from invalid context at mm/slab.c:1" \
+	"INFO: task sh:42 blocked for more than 120 seconds." \
+	"Oops: general protection fault, probably for non-canonical address"; do
+	case_ "console splat: ${splat:0:40}" 1 "2 passed, 1 failed, 2 skipped" \
+		"@@PLAN t1 t2
+$(good_prog t1)
+$(good_prog t2)
+@@DONE" "$ok_console
+[    5.000000] $splat
+[    5.000001] Call Trace:"
+done
+
+echo "report self-test: $pass passed, $fail failed"
+[ $fail -eq 0 ]
