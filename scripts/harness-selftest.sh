@@ -9,8 +9,8 @@ H=$OUT/harness-selftest
 rm -rf "$H"; mkdir -p "$H"
 pass=0 fail=0
 
-run_case() {	# name timeout program... ; expects report.sh to fail
-	local name=$1 tmo=$2; shift 2
+run_case() {	# name timeout expected-failure-text program...
+	local name=$1 tmo=$2 want=$3; shift 3
 	local root=$H/$name-root p rc=0
 	cp -a "$OUT/initramfs" "$root"
 	rm -rf "$root/tests"; mkdir "$root/tests"
@@ -22,18 +22,18 @@ run_case() {	# name timeout program... ; expects report.sh to fail
 		UNION_STREAM=0 "$REPO/scripts/qemu.sh" check >/dev/null 2>&1 || true
 	"$REPO/scripts/report.sh" "$OUT/hs-$name-ttyS1.log" "$OUT/hs-$name-console.log" \
 		"$OUT/hs-$name-qemu.txt" > "$H/$name.report" 2>&1 || rc=$?
-	if [ $rc -ne 0 ]; then
-		echo "ok - harness fails a run with $name: $(grep -m1 '^FAIL' "$H/$name.report")"
+	if [ $rc -ne 0 ] && grep -q "$want" "$H/$name.report"; then
+		echo "ok - harness fails a run with $name: $(grep -m1 "$want" "$H/$name.report")"
 		pass=$((pass + 1))
 	else
-		echo "not ok - harness passed a run with $name"; sed 's/^/    /' "$H/$name.report"
+		echo "not ok - harness did not fail a run with $name for '$want'"; sed 's/^/    /' "$H/$name.report"
 		fail=$((fail + 1))
 	fi
 }
 
-run_case failing-test 600 failing_test
-run_case missing-plan 600 noplan_test
-run_case guest-timeout 90 hang_test
-run_case kernel-warn 600 warn_test
+run_case failing-test 600 "not ok 2 global.fails" failing_test
+run_case missing-plan 600 "no TAP plan" noplan_test
+run_case guest-timeout 90 "guest: timed out" hang_test
+run_case kernel-warn 600 "kernel splat" warn_test
 echo "harness self-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]
