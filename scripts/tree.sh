@@ -17,6 +17,12 @@ SERIES=$PATCHES/series
 FP_OPTS=(--no-numbered --no-signature --zero-commit --no-renames
 	 --abbrev=12 --no-binary --encoding=UTF-8 --subject-prefix=PATCH)
 
+# Debian's tarball carries a .gitignore that ignores every top-level entry
+# ("/*", for its packaging repository): new files in the tree show only as
+# ignored, so status looks at ignored files too, and new files are added
+# with "git add -f".
+tree_dirty() { git_tree status --porcelain --ignored=traditional -uall; }
+
 git_tree() { git -C "$TREE" -c core.abbrev=12 -c diff.noprefix=false \
 	-c diff.mnemonicprefix=false -c format.signOff=false \
 	-c user.name="union-mounts build" -c user.email="build@localhost" "$@"; }
@@ -119,9 +125,9 @@ cmd_tree() {
 
 cmd_reset() {
 	create_tree
-	if [ -n "$(git_tree status --porcelain)" ]; then
+	if [ -n "$(tree_dirty)" ]; then
 		warn "stashing uncommitted edits in the work tree (git stash list)"
-		git_tree stash push -u -q -m "stashed by tree.sh reset $(date -u +%FT%TZ)"
+		git_tree stash push --all -q -m "stashed by tree.sh reset $(date -u +%FT%TZ)"
 	fi
 	if [ "$(git_tree rev-parse HEAD)" != "$(git_tree rev-parse 'base^{commit}')" ] &&
 	   ! tree_matches_series; then
@@ -130,18 +136,19 @@ cmd_reset() {
 		warn "work tree branch held other commits: kept as branch $b"
 		git_tree branch -f "$b" HEAD
 	fi
-	if tree_matches_series && [ -z "$(git_tree status --porcelain)" ]; then
+	if tree_matches_series && [ -z "$(tree_dirty)" ]; then
 		msg "work tree already is base + the committed series"
 		return 0
 	fi
 	git_tree checkout -q -f -B work base
+	git_tree clean -q -f -d -x
 	apply_series
 	msg "work tree reset to base + $(series_list | wc -l) patches"
 }
 
 cmd_export() {
 	[ -d "$TREE/.git" ] || die "no work tree (make tree)"
-	[ -z "$(git_tree status --porcelain --untracked-files=no)" ] ||
+	[ -z "$(tree_dirty)" ] ||
 		warn "uncommitted edits in $TREE are not exported: commit them there first"
 	local tmp
 	tmp=$(mktemp -d)
@@ -157,7 +164,7 @@ cmd_export() {
 cmd_status() {
 	[ -d "$TREE/.git" ] || { echo "no kernel work tree yet ($TREE)"; return 0; }
 	local rc=0 dirty
-	dirty=$(git_tree status --porcelain)
+	dirty=$(tree_dirty)
 	if [ -n "$dirty" ]; then
 		echo "work tree has uncommitted edits that patches/ lacks:"
 		printf '%s\n' "$dirty" | head -20
