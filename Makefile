@@ -5,23 +5,42 @@
 #
 # The kernel work tree and build directories live in $(UNION_CACHE)
 # (default ~/.cache/union-mounts), never in this repository.  Under CI
-# (CI=true) `make check` first resets the work tree to base + patches/,
-# so it tests exactly the committed series.
+# (CI=true) every build first resets the work tree to base + patches/,
+# so it tests exactly the committed series.  See README.md.
 
 SHELL := /bin/bash
 S := scripts
 FLAVOUR ?= debug
+export FLAVOUR
 
 .PHONY: all vm check tree reset-tree export series-status checkpatch kernel \
-	userspace vm-run harness-selftest report-selftest clean help deps
-
-all: kernel userspace
+	userspace vm-run harness-selftest report-selftest clean help deps build-each
 
 help:
-	@sed -n '2,12p' Makefile
+	@sed -n '2,10p' Makefile
+	@echo "other targets: tree export series-status checkpatch kernel userspace"
+	@echo "               vm-run SCRIPT=file harness-selftest clean"
 
 deps:
 	@$(S)/deps.sh
+
+vm: deps
+	@$(S)/pipeline.sh vm
+
+check: deps report-selftest
+	@$(S)/pipeline.sh check
+
+vm-run: deps
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh"; exit 2; }
+	@$(S)/pipeline.sh vm-run "$(abspath $(SCRIPT))"
+
+# The harness judging itself: synthetic logs (fast, part of `make check`)
+# and real guests that fail, hang and WARN (harness-selftest).
+report-selftest:
+	@$(S)/report-selftest.sh
+
+harness-selftest: deps report-selftest
+	@$(S)/pipeline.sh harness-selftest
 
 tree: deps
 	@$(S)/tree.sh tree
@@ -38,36 +57,14 @@ series-status:
 checkpatch: tree
 	@$(S)/checkpatch.sh
 
-# The tree the build uses: under CI exactly the committed series.
-ifeq ($(CI),true)
-TREE_STEP := reset-tree
-else
-TREE_STEP := tree
-endif
-
-kernel: $(TREE_STEP)
+kernel: tree
 	@$(S)/lock.sh $(S)/build-kernel.sh $(FLAVOUR)
 
 userspace: kernel
-	@$(S)/build-userspace.sh
+	@$(S)/lock.sh $(S)/build-userspace.sh
 
-vm: userspace
-	@$(S)/demo-vm.sh
-
-check: report-selftest userspace
-	@$(S)/lock.sh $(S)/check.sh
-
-vm-run: userspace
-	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh"; exit 2; }
-	@$(S)/lock.sh $(S)/vm-run.sh "$(SCRIPT)"
-
-# The harness judging itself: synthetic logs (fast, part of `make check`)
-# and real guests that fail, hang and WARN (harness-selftest).
-report-selftest:
-	@$(S)/report-selftest.sh
-
-harness-selftest: userspace report-selftest
-	@$(S)/lock.sh $(S)/harness-selftest.sh
+build-each: tree
+	@$(S)/lock.sh $(S)/build-each.sh
 
 clean:
 	rm -rf out

@@ -4,6 +4,8 @@
 # Test programs come from two places, each .c file one program:
 #   $TREE/tools/testing/selftests/union/   the series' selftests
 #   tests/guest/                           checks of the guest itself
+# The benchmarks (bench/*.c, one program each, and bench/run-guest.sh)
+# go to /bench in the guest.
 # They build against the work tree's uapi headers (out/uapi-include) and
 # its kselftest_harness.h.
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +48,12 @@ if [ -n "${TESTS:-}" ]; then
 		case " $TESTS " in *" ${t##*/} "*) ;; *) rm -f "$t" ;; esac
 	done
 fi
+BENCH=$OUT/bench
+mkdir -p "$BENCH"
+for c in "$REPO"/bench/*.c; do
+	[ -f "$c" ] || continue
+	build "$BENCH/$(basename "$c" .c)" "$c" "$REPO"/bench/*.h
+done
 for c in "$REPO"/tools/*.c; do
 	[ -f "$c" ] || continue
 	n=$(basename "$c" .c)
@@ -64,6 +72,9 @@ cp "$REPO/guest/init" "$R/init"
 cp -a "$REPO"/guest/etc/. "$R/etc/" 2>/dev/null || true
 cp "$T"/* "$R/tests/" 2>/dev/null || true
 cp "$TOOLS"/* "$R/usr/bin/" 2>/dev/null || true
+mkdir -p "$R/bench"
+cp "$BENCH"/* "$R/bench/" 2>/dev/null || true
+cp "$REPO/bench/run-guest.sh" "$R/bench/run.sh"
 echo "root:x:0:0:root:/root:/bin/sh" > "$R/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$R/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$R/etc/group"

@@ -14,7 +14,7 @@ OUT=$REPO/out
 PIN_VERSION=${LINUX_SOURCE_VERSION:-6.12.118-1~deb12u1}
 SRC_PKG=linux-source-6.12
 SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
-LOCK=$UNION_CACHE/.lock
+LOCK=${UNION_LOCK:-/tmp/union-mounts.lock}
 JOBS=${JOBS:-$(nproc)}
 
 mkdir -p "$UNION_CACHE" "$OUT"
@@ -24,13 +24,18 @@ warn() { printf '\033[1;33mWARNING:\033[0m %s\n' "$*" >&2; }
 die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # Run "$@" holding the machine-wide lock: a kernel build or a QEMU run
-# takes both cores, so two of them must never overlap (helpers share the
-# machine).  Re-entrant through UNION_LOCKED.
+# takes both cores, so two of them must never overlap (helpers and other
+# checkouts share the machine).  Re-entrant through UNION_LOCKED.
 with_lock() {
 	if [ -n "${UNION_LOCKED:-}" ]; then
 		"$@"
 	else
-		UNION_LOCKED=1 flock "$LOCK" "$@"
+		exec 9>>"$LOCK"
+		if ! flock -n 9; then
+			msg "waiting for another build or guest run ($LOCK)"
+			flock 9
+		fi
+		UNION_LOCKED=1 "$@"
 	fi
 }
 

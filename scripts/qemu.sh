@@ -18,7 +18,9 @@ MEM=${UNION_VM_MEM:-2G}
 SMP=${UNION_VM_SMP:-2}
 ACCEL=${QEMU_ACCEL:-tcg,thread=multi}
 need_pkgs "${GUEST_PKGS[@]}"
-[ -f "$OUT/bzImage" ] || die "no out/bzImage (make kernel)"
+KERNEL=${UNION_KERNEL:-$OUT/bzImage}
+KINFO=${UNION_KINFO:-$OUT/kernel.txt}
+[ -f "$KERNEL" ] || die "no $KERNEL (make kernel)"
 [ -f "$OUT/initrd.cpio" ] || die "no out/initrd.cpio (make userspace)"
 
 TAG=${UNION_LOG_TAG:-$MODE}
@@ -27,7 +29,7 @@ TTYS1=$OUT/$TAG-ttyS1.log
 rm -f "$CONSOLE" "$TTYS1"
 
 # Fresh scratch disks every boot: sparse files, formatted on the host.
-D=$OUT/disks
+D=${UNION_DISKS:-$OUT/disks}
 mkdir -p "$D"
 mkdisk() {	# name size mkfs...
 	local f=$D/$1.img
@@ -52,19 +54,19 @@ if [ "$MODE" = run ]; then
 fi
 
 APPEND="console=ttyS0,115200 reboot=t panic=-1 oops=panic loglevel=6 union.mode=$MODE"
-if grep -q '^flavour=debug' "$OUT/kernel.txt" 2>/dev/null; then
+if grep -q '^flavour=debug' "$KINFO" 2>/dev/null; then
 	APPEND="$APPEND panic_on_warn=1"
 fi
 APPEND="$APPEND ${UNION_APPEND:-}"
 
 QEMU=(qemu-system-x86_64 -accel "$ACCEL" -cpu max -smp "$SMP" -m "$MEM"
 	-no-reboot -display none -nodefaults
-	-kernel "$OUT/bzImage" -initrd "$INITRD" -append "$APPEND")
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND")
 for d in ext4 xfs btrfs; do
 	QEMU+=(-drive "file=$D/$d.img,if=virtio,format=raw,cache=unsafe")
 done
 
-msg "$(grep -h '^source=' "$OUT/kernel.txt" | cut -d= -f2-) [$(grep -h '^flavour=' "$OUT/kernel.txt" | cut -d= -f2)]"
+msg "$(grep -h '^source=' "$KINFO" | cut -d= -f2-) [$(grep -h '^flavour=' "$KINFO" | cut -d= -f2)]"
 
 if [ "$MODE" = vm ]; then
 	QEMU+=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$CONSOLE"

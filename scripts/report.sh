@@ -26,6 +26,7 @@ function close_block(rc,   n) {
 /^@@PLAN / { for (i = 2; i <= NF; i++) planned[$i] = 1; next }
 /^@@ERROR / { fail("guest: " substr($0, 9)); next }
 /^@@KERNEL / { kernel = substr($0, 10); next }
+/^@@UPTIME / { uptime = $2; next }
 /^@@BEGIN / {
 	if (cur != "") { fail(cur ": never finished"); ended[cur] = 1 }
 	cur = $2; began[cur] = 1; have_plan = 0; plan = 0; results = 0; block_fail = 0
@@ -48,6 +49,7 @@ END {
 	if (!done) fail("guest: did not reach the end of the test run")
 	if (qemutxt ~ /qemu_rc=(124|137)/) fail("guest: timed out (" qemutxt ")")
 	if (kernel != "") print "kernel: " kernel
+	if (uptime != "") print "guest booted to its first test in " uptime "s"
 	for (i = 1; i <= np; i++) print "FAIL: " problems[i]
 	printf "@@COUNTS %d %d %d\n", passed, failed, skipped
 }' > "$TTYS1.report"
