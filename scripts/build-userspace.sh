@@ -74,7 +74,7 @@ cp "$T"/* "$R/tests/" 2>/dev/null || true
 cp "$TOOLS"/* "$R/usr/bin/" 2>/dev/null || true
 mkdir -p "$R/bench"
 cp "$BENCH"/* "$R/bench/" 2>/dev/null || true
-cp "$REPO/bench/run-guest.sh" "$R/bench/run.sh"
+[ ! -f "$REPO/bench/run-guest.sh" ] || cp "$REPO/bench/run-guest.sh" "$R/bench/run.sh"
 echo "root:x:0:0:root:/root:/bin/sh" > "$R/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$R/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$R/etc/group"
