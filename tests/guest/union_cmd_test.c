@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * union(8), the command, driven the way the `make vm` guide uses it.
+ *
+ * Each test runs /usr/bin/union (fork + exec, stdout and stderr captured)
+ * in its own mount namespace on four layers made for it:
+ *
+ *   system  a tree on the variant's scratch file system (tmpfs, ext4, xfs,
+ *           btrfs), bind-mounted read-only, as /srv/system in the demo
+ *   rw      an empty-ish tmpfs "ucmd-rw", as /srv/rw in the demo
+ *   extra   a tmpfs "ucmd-extra", to add beneath
+ *   more    a tmpfs "ucmd-more", to add beneath a second time
+ *
+ * all under a tmpfs "ucmd-base" mounted on a mkdtemp() directory in /tmp,
+ * which also holds u, the empty directory the tests stack layers on.  The
+ * tests check exit codes, the exact merged listings, where new files land,
+ * EROFS below the top, the exact `union show` output and its layer order,
+ * and the exact messages of failures.
+ *
+ * The layer file systems are mounted by the test guest at
+ * $UNION_SCRATCH/{tmpfs,ext4,xfs,btrfs} (default /mnt/scratch).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <linux/mount.h>
+
+/* See tools/testing/selftests/union/union_dir_test.c: setjmp() and -O2. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wclobbered"
+#endif
+
+#include "kselftest_harness.h"
+
+#ifndef MOUNT_ATTR_UNION
+#define MOUNT_ATTR_UNION	0x00400000
+#endif
+#ifndef __NR_open_tree
+#define __NR_open_tree		428
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr	442
+#endif
+
+#define UNION_BIN	"/usr/bin/union"
+#define OUT_MAX		8192
+
+/* What one run of union(8) did. */
+struct result {
+	int status;		/* exit status, 128 + signal if killed */
+	char out[OUT_MAX];
+	char err[OUT_MAX];
+};
+
+static int run_union(struct result *r, const char *const *argv)
+{
+	int ofd, efd, st;
+	ssize_t n;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	ofd = memfd_create("union-stdout", MFD_CLOEXEC);
+	efd = memfd_create("union-stderr", MFD_CLOEXEC);
+	if (ofd < 0 || efd < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (dup2(ofd, 1) < 0 || dup2(efd, 2) < 0)
+			_exit(126);
+		execv(UNION_BIN, (char *const *)argv);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &st, 0) == pid)
+		r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	n = pread(ofd, r->out, sizeof(r->out) - 1, 0);
+	r->out[n > 0 ? n : 0] = 0;
+	n = pread(efd, r->err, sizeof(r->err) - 1, 0);
+	r->err[n > 0 ? n : 0] = 0;
+	close(ofd);
+	close(efd);
+	return r->status;
+}
+
+/* UNION(&r, "add", "-c", a, b): run union(8), return its exit status. */
+#define UNION(_r, ...) \
+	run_union(_r, (const char *const[]){ "union", __VA_ARGS__, NULL })
+
+/* The exit status must be @_st; log what the command said if not. */
+#define EXPECT_RUN(_st, _r, ...) do {					\
+	int __st = UNION(_r, __VA_ARGS__);				\
+	EXPECT_EQ(_st, __st)						\
+		TH_LOG("union %s: exit %d, stdout \"%s\", stderr \"%s\"", \
+		       #__VA_ARGS__, __st, (_r)->out, (_r)->err);	\
+} while (0)
+
+#define ASSERT_RUN(_st, _r, ...) do {					\
+	int __st = UNION(_r, __VA_ARGS__);				\
+	ASSERT_EQ(_st, __st)						\
+		TH_LOG("union %s: exit %d, stdout \"%s\", stderr \"%s\"", \
+		       #__VA_ARGS__, __st, (_r)->out, (_r)->err);	\
+} while (0)
+
+static void pjoin(char *buf, const char *a, const char *b)
+{
+	if (snprintf(buf, PATH_MAX, "%s/%s", a, b) >= PATH_MAX)
+		buf[0] = 0;	/* too long: fails as "" would */
+}
+
+/* A static path "@a/@b" (two slots, for two paths in one expression). */
+static const char *P(const char *a, const char *b)
+{
+	static char buf[2][PATH_MAX];
+	static int i;
+
+	i ^= 1;
+	pjoin(buf[i], a, b);
+	return buf[i];
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in @dir but "." and "..", sorted, one space between them. */
+static const char *names(const char *dir)
+{
+	static char buf[4096];
+	char *v[256];
+	struct dirent *de;
+	size_t n = 0, i;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		snprintf(buf, sizeof(buf), "<opendir %s: %s>", dir,
+			 strerror(errno));
+		return buf;
+	}
+	while ((de = readdir(d)) && n < 256) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		v[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), cmp_str);
+	buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(buf, " ");
+		strncat(buf, v[i], sizeof(buf) - strlen(buf) - 2);
+		free(v[i]);
+	}
+	return buf;
+}
+
+/* The content of @path, or "<error>". */
+static const char *content(const char *path)
+{
+	static char buf[256];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(buf, sizeof(buf), "<open: %s>", strerror(errno));
+		return buf;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+static int make_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ssize_t len = strlen(text);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, len) != len) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* errno of open(@path, @flags), 0 if it opened. */
+static int open_errno(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type,
+		    struct FTW *ftw)
+{
+	return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+static void remove_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * How union show names a directory @name made at the root of the scratch
+ * file system mounted on @fsdir: "SOURCE[ROOT]" from /proc/self/mountinfo,
+ * as findmnt(8) spells it.
+ */
+static int show_source(const char *fsdir, const char *name, char *buf,
+		       size_t len)
+{
+	char line[4096], root[PATH_MAX], mpoint[PATH_MAX], src[PATH_MAX];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char r[PATH_MAX], m[PATH_MAX], s[PATH_MAX];
+		char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*d %*d %*s %s %s", r, m) != 2 ||
+		    sscanf(sep, " - %*s %s", s) != 1)
+			continue;
+		if (strcmp(m, fsdir))
+			continue;
+		/* the topmost mount on @fsdir is listed last */
+		strcpy(root, r);
+		strcpy(src, s);
+		strcpy(mpoint, m);
+		found = true;
+	}
+	fclose(f);
+	if (!found)
+		return -1;
+	if (snprintf(buf, len, "%s[%s/%s]", src, strcmp(root, "/") ? root : "",
+		     name) >= (int)len)
+		return -1;
+	return 0;
+}
+
+/* One line of union show. */
+static void show_line(char *buf, int n, const char *role, const char *mode,
+		      const char *type, const char *src)
+{
+	char l[2 * PATH_MAX];
+
+	snprintf(l, sizeof(l), "%3d  %-7s  %-4s  %-8s  %s\n", n, role, mode,
+		 type, src);
+	strcat(buf, l);
+}
+
+static void show_head(char *buf, const char *dir, int layers)
+{
+	if (layers)
+		sprintf(buf, "%s: %d union layer%s, top first\n", dir, layers,
+			layers == 1 ? "" : "s");
+	else
+		sprintf(buf, "%s: no union layers\n", dir);
+	strcat(buf, "  #  ROLE     MODE  TYPE      SOURCE\n");
+}
+
+FIXTURE(ucmd) {
+	char base[PATH_MAX];	/* mkdtemp() in /tmp; tmpfs "ucmd-base" on it */
+	char scratch[PATH_MAX];	/* mkdtemp() on the variant's file system */
+	char sys_src[PATH_MAX];	/* how union show names the system layer */
+	char system[PATH_MAX];	/* scratch, bind-mounted read-only */
+	char rw[PATH_MAX];	/* tmpfs "ucmd-rw" */
+	char extra[PATH_MAX];	/* tmpfs "ucmd-extra" */
+	char more[PATH_MAX];	/* tmpfs "ucmd-more" */
+	char u[PATH_MAX];	/* empty directory in base: the union */
+	char u_src[PATH_MAX];	/* how union show names u itself */
+};
+
+FIXTURE_VARIANT(ucmd) {
+	const char *fs;
+	long magic;
+};
+
+FIXTURE_VARIANT_ADD(ucmd, tmpfs) { .fs = "tmpfs", .magic = TMPFS_MAGIC };
+FIXTURE_VARIANT_ADD(ucmd, ext4) { .fs = "ext4", .magic = EXT4_SUPER_MAGIC };
+FIXTURE_VARIANT_ADD(ucmd, xfs) { .fs = "xfs", .magic = XFS_SUPER_MAGIC };
+FIXTURE_VARIANT_ADD(ucmd, btrfs) { .fs = "btrfs", .magic = BTRFS_SUPER_MAGIC };
+
+/* A tmpfs named @source on @dir holding the files @f[0] = @f[1], ... */
+static int layer_tmpfs(const char *dir, const char *source, const char **f)
+{
+	char p[PATH_MAX];
+
+	if (mkdir(dir, 0755) || mount(source, dir, "tmpfs", 0, "mode=0755"))
+		return -1;
+	for (; f[0]; f += 2) {
+		pjoin(p, dir, f[0]);
+		if (make_file(p, f[1]))
+			return -1;
+	}
+	return 0;
+}
+
+FIXTURE_SETUP(ucmd)
+{
+	static const char *rw_files[] = {
+		"shared", "from rw\n", "notes", "rw notes\n", NULL };
+	static const char *extra_files[] = {
+		"shared", "from extra\n", "README", "extra readme\n",
+		"extra-only", "extra\n", NULL };
+	static const char *more_files[] = {
+		"extra-only", "from more\n", "more-only", "more\n", NULL };
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_UNION };
+	const char *sroot = getenv("UNION_SCRATCH");
+	char fsdir[PATH_MAX], p[PATH_MAX];
+	struct statfs sfs;
+	int fd, ret, err;
+
+	self->base[0] = self->scratch[0] = 0;
+	ASSERT_EQ(0, access(UNION_BIN, X_OK)) TH_LOG("%s: %m", UNION_BIN);
+	ASSERT_EQ(0, unshare(CLONE_NEWNS)) TH_LOG("unshare(CLONE_NEWNS): %m");
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		TH_LOG("making / private: %m");
+
+	pjoin(fsdir, sroot ? sroot : "/mnt/scratch", variant->fs);
+	if (statfs(fsdir, &sfs) || sfs.f_type != variant->magic)
+		SKIP(return, "no %s scratch file system at %s", variant->fs,
+		     fsdir);
+
+	/* the probe union(8) makes: MOUNT_ATTR_UNION on a detached copy */
+	fd = syscall(__NR_open_tree, AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open_tree(/, OPEN_TREE_CLONE): %m");
+	ret = syscall(__NR_mount_setattr, fd, "", AT_EMPTY_PATH, &attr,
+		      sizeof(attr));
+	err = errno;
+	close(fd);
+	if (ret && err == EINVAL)
+		SKIP(return, "MOUNT_ATTR_UNION: EINVAL, kernel without union mounts");
+	ASSERT_EQ(0, ret) TH_LOG("mount_setattr(MOUNT_ATTR_UNION): %s",
+				 strerror(err));
+
+	/* the system tree, on the variant's file system */
+	pjoin(self->scratch, fsdir, "ucmd.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->scratch)) TH_LOG("mkdtemp in %s: %m", fsdir);
+	ASSERT_EQ(0, chmod(self->scratch, 0755));
+	ASSERT_EQ(0, make_file(P(self->scratch, "README"), "system readme\n"));
+	ASSERT_EQ(0, make_file(P(self->scratch, "shared"), "from system\n"));
+	ASSERT_EQ(0, mkdir(P(self->scratch, "bin"), 0755));
+	ASSERT_EQ(0, mkdir(P(self->scratch, "etc"), 0755));
+	pjoin(p, self->scratch, "etc/motd");
+	ASSERT_EQ(0, make_file(p, "system motd\n"));
+	ASSERT_EQ(0, show_source(fsdir, strrchr(self->scratch, '/') + 1,
+				 self->sys_src, sizeof(self->sys_src)))
+		TH_LOG("no mount on %s in /proc/self/mountinfo", fsdir);
+
+	/* the base tmpfs and the layers in it */
+	strcpy(self->base, "/tmp/ucmd.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->base)) TH_LOG("mkdtemp in /tmp: %m");
+	ASSERT_EQ(0, mount("ucmd-base", self->base, "tmpfs", 0, "mode=0755"))
+		TH_LOG("tmpfs on %s: %m", self->base);
+	pjoin(self->system, self->base, "system");
+	pjoin(self->rw, self->base, "rw");
+	pjoin(self->extra, self->base, "extra");
+	pjoin(self->more, self->base, "more");
+	pjoin(self->u, self->base, "u");
+	strcpy(self->u_src, "ucmd-base[/u]");
+	ASSERT_EQ(0, mkdir(self->u, 0755));
+	ASSERT_EQ(0, mkdir(self->system, 0755));
+	ASSERT_EQ(0, mount(self->scratch, self->system, NULL, MS_BIND, NULL))
+		TH_LOG("bind %s on %s: %m", self->scratch, self->system);
+	ASSERT_EQ(0, mount(NULL, self->system, NULL,
+			   MS_REMOUNT | MS_BIND | MS_RDONLY, NULL))
+		TH_LOG("remount %s read-only: %m", self->system);
+	ASSERT_EQ(0, layer_tmpfs(self->rw, "ucmd-rw", rw_files))
+		TH_LOG("%s: %m", self->rw);
+	ASSERT_EQ(0, layer_tmpfs(self->extra, "ucmd-extra", extra_files))
+		TH_LOG("%s: %m", self->extra);
+	ASSERT_EQ(0, layer_tmpfs(self->more, "ucmd-more", more_files))
+		TH_LOG("%s: %m", self->more);
+}
+
+/* The mounts go with the test's namespace; the directories stay. */
+FIXTURE_TEARDOWN_PARENT(ucmd)
+{
+	if (self->scratch[0])
+		remove_tree(self->scratch);
+	if (self->base[0])
+		rmdir(self->base);
+}
+
+/* Bad usage exits 2 with the synopsis; --help exits 0. */
+TEST_F(ucmd, usage)
+{
+	struct result r;
+
+	EXPECT_RUN(2, &r, NULL);
+	EXPECT_STREQ("", r.out);
+	EXPECT_NE(NULL, strstr(r.err, "usage: union add"));
+	EXPECT_RUN(2, &r, "frob", self->u);
+	EXPECT_EQ(0, strncmp(r.err, "union: unknown command: frob\n", 29))
+		TH_LOG("stderr: %s", r.err);
+	EXPECT_RUN(2, &r, "add", self->rw);
+	EXPECT_NE(NULL, strstr(r.err, "usage: union add"));
+	EXPECT_RUN(2, &r, "add", self->rw, self->u, self->u);
+	EXPECT_RUN(2, &r, "add", "-x", self->rw, self->u);
+	EXPECT_EQ(0, strncmp(r.err, "union: unknown option", 21))
+		TH_LOG("stderr: %s", r.err);
+	EXPECT_RUN(2, &r, "remove");
+	EXPECT_RUN(2, &r, "remove", "--bogus", self->u);
+	EXPECT_RUN(2, &r, "show");
+	EXPECT_RUN(2, &r, "show", self->u, self->u);
+	EXPECT_RUN(2, &r, "probe", self->u);
+
+	EXPECT_RUN(0, &r, "--help");
+	EXPECT_EQ(0, strncmp(r.out, "usage: union add [-b | -a] [-c | -r] LAYER DIR\n", 47))
+		TH_LOG("stdout: %s", r.out);
+	EXPECT_STREQ("", r.err);
+	EXPECT_RUN(0, &r, "-h");
+	EXPECT_RUN(0, &r, "add", "--help");
+	EXPECT_RUN(0, &r, "probe");
+	EXPECT_STREQ("union mounts: supported\n", r.out);
+
+	/* nothing was mounted by any of it */
+	EXPECT_STREQ("", names(self->u));
+}
+
+/* Failures name the step, the path and the errno, exit 1, change nothing. */
+TEST_F(ucmd, bad_paths)
+{
+	char want[4 * PATH_MAX];
+	struct result r;
+
+	EXPECT_RUN(1, &r, "add", P(self->base, "nope"), self->u);
+	snprintf(want, sizeof(want),
+		 "union: open_tree %s/nope: No such file or directory\n", self->base);
+	EXPECT_STREQ(want, r.err);
+	EXPECT_STREQ("", r.out);
+
+	EXPECT_RUN(1, &r, "add", "-c", self->rw, P(self->base, "nope"));
+	snprintf(want, sizeof(want),
+		 "union: open %s/nope: No such file or directory\n", self->base);
+	EXPECT_STREQ(want, r.err);
+
+	EXPECT_RUN(1, &r, "add", P(self->system, "README"), self->u);
+	snprintf(want, sizeof(want),
+		 "union: open_tree %s/README: Not a directory\n", self->system);
+	EXPECT_STREQ(want, r.err);
+
+	EXPECT_RUN(1, &r, "add", "-a", self->rw, P(self->system, "README"));
+	snprintf(want, sizeof(want),
+		 "union: open %s/README: Not a directory\n", self->system);
+	EXPECT_STREQ(want, r.err);
+
+	EXPECT_RUN(1, &r, "show", P(self->base, "nope"));
+	snprintf(want, sizeof(want),
+		 "union: statx %s/nope: No such file or directory\n", self->base);
+	EXPECT_STREQ(want, r.err);
+
+	EXPECT_RUN(1, &r, "remove", self->u);
+	snprintf(want, sizeof(want), "union: remove %s: no union layer on %s\n",
+		 self->u, self->u);
+	EXPECT_STREQ(want, r.err);
+	EXPECT_RUN(1, &r, "remove", "-a", self->system);
+
+	EXPECT_STREQ("", names(self->u));
+	EXPECT_STREQ("README bin etc shared", names(self->system));
+}
+
+/*
+ * The demo: the system tree, then a writable layer on top; new files land
+ * in the top layer, the lower one cannot be modified; show lists both;
+ * remove takes them off one by one, back to the empty directory.
+ */
+TEST_F(ucmd, top_layers)
+{
+	char want[4 * PATH_MAX];
+	struct result r;
+
+	ASSERT_RUN(0, &r, "add", self->system, self->u);
+	EXPECT_STREQ("", r.out);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("README bin etc shared", names(self->u));
+	/* read-only by default: not even a new name */
+	EXPECT_EQ(EROFS, open_errno(P(self->u, "new"), O_WRONLY | O_CREAT));
+
+	ASSERT_RUN(0, &r, "add", "-c", self->rw, self->u);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("README bin etc notes shared", names(self->u));
+	EXPECT_STREQ("from rw\n", content(P(self->u, "shared")));
+	EXPECT_STREQ("system readme\n", content(P(self->u, "README")));
+	EXPECT_STREQ("system motd\n", content(P(self->u, "etc/motd")));
+
+	/* a new name goes into the top layer */
+	ASSERT_EQ(0, make_file(P(self->u, "new"), "new\n")) TH_LOG("%m");
+	EXPECT_STREQ("new notes shared", names(self->rw));
+	EXPECT_STREQ("new\n", content(P(self->rw, "new")));
+	EXPECT_STREQ("README bin etc new notes shared", names(self->u));
+
+	/* what is below is never modified */
+	EXPECT_EQ(EROFS, open_errno(P(self->u, "README"), O_WRONLY));
+	EXPECT_EQ(EROFS, open_errno(P(self->u, "README"), O_WRONLY | O_APPEND));
+	EXPECT_EQ(-1, unlink(P(self->u, "README")));
+	EXPECT_EQ(EROFS, errno);
+	EXPECT_EQ(-1, mkdir(P(self->u, "etc"), 0755));
+	EXPECT_EQ(EEXIST, errno);
+	EXPECT_STREQ("system readme\n", content(P(self->scratch, "README")));
+
+	ASSERT_RUN(0, &r, "show", self->u);
+	show_head(want, self->u, 2);
+	show_line(want, 1, "layer", "rw", "tmpfs", "ucmd-rw");
+	show_line(want, 2, "layer", "ro", variant->fs, self->sys_src);
+	show_line(want, 3, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+	EXPECT_STREQ("", r.err);
+
+	/* remove: the previous view comes back */
+	ASSERT_RUN(0, &r, "remove", self->u);
+	EXPECT_STREQ("", r.out);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("README bin etc shared", names(self->u));
+	EXPECT_STREQ("from system\n", content(P(self->u, "shared")));
+	EXPECT_EQ(ENOENT, open_errno(P(self->u, "new"), O_RDONLY));
+	ASSERT_RUN(0, &r, "show", self->u);
+	show_head(want, self->u, 1);
+	show_line(want, 1, "layer", "ro", variant->fs, self->sys_src);
+	show_line(want, 2, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+
+	ASSERT_RUN(0, &r, "remove", self->u);
+	EXPECT_STREQ("", names(self->u));
+	ASSERT_RUN(0, &r, "show", self->u);
+	show_head(want, self->u, 0);
+	show_line(want, 1, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+	EXPECT_RUN(1, &r, "remove", self->u);
+
+	/* remove -a takes the whole stack off */
+	ASSERT_RUN(0, &r, "add", self->system, self->u);
+	ASSERT_RUN(0, &r, "add", "--writable", self->rw, self->u);
+	ASSERT_RUN(0, &r, "add", self->extra, self->u);
+	EXPECT_STREQ("README bin etc extra-only new notes shared", names(self->u));
+	EXPECT_STREQ("from extra\n", content(P(self->u, "shared")));
+	/* the top layer is read-only (no -c): no new name */
+	EXPECT_EQ(EROFS, open_errno(P(self->u, "new2"), O_WRONLY | O_CREAT));
+	ASSERT_RUN(0, &r, "remove", "-a", self->u);
+	EXPECT_STREQ("", names(self->u));
+	EXPECT_STREQ("new notes shared", names(self->rw));
+}
+
+/* add -a on a directory that is no union: its own names stay on top. */
+TEST_F(ucmd, beneath_plain)
+{
+	char want[4 * PATH_MAX];
+	struct result r;
+
+	ASSERT_RUN(0, &r, "add", "-a", self->extra, self->system);
+	EXPECT_STREQ("", r.out);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("README bin etc extra-only shared", names(self->system));
+	EXPECT_STREQ("from system\n", content(P(self->system, "shared")));
+	EXPECT_STREQ("system readme\n", content(P(self->system, "README")));
+	EXPECT_STREQ("extra\n", content(P(self->system, "extra-only")));
+	EXPECT_EQ(EROFS, open_errno(P(self->system, "extra-only"), O_WRONLY));
+
+	ASSERT_RUN(0, &r, "show", self->system);
+	show_head(want, self->system, 2);
+	show_line(want, 1, "layer", "ro", variant->fs, self->sys_src);
+	show_line(want, 2, "layer", "ro", "tmpfs", "ucmd-extra");
+	show_line(want, 3, "covered", "ro", variant->fs, self->sys_src);
+	EXPECT_STREQ(want, r.out);
+
+	/* remove -a: back to the plain directory */
+	ASSERT_RUN(0, &r, "remove", "-a", self->system);
+	EXPECT_STREQ("README bin etc shared", names(self->system));
+	ASSERT_RUN(0, &r, "show", self->system);
+	show_head(want, self->system, 0);
+	show_line(want, 1, "covered", "ro", variant->fs, self->sys_src);
+	EXPECT_STREQ(want, r.out);
+
+	/* on an empty directory: the layer's names, behind the directory's */
+	ASSERT_RUN(0, &r, "add", "-a", self->extra, self->u);
+	EXPECT_STREQ("README extra-only shared", names(self->u));
+	ASSERT_RUN(0, &r, "show", self->u);
+	show_head(want, self->u, 2);
+	show_line(want, 1, "layer", "rw", "tmpfs", self->u_src);
+	show_line(want, 2, "layer", "ro", "tmpfs", "ucmd-extra");
+	show_line(want, 3, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+	/* the directory's own copy is on top and writable, as it was */
+	ASSERT_EQ(0, make_file(P(self->u, "mine"), "mine\n")) TH_LOG("%m");
+	ASSERT_RUN(0, &r, "remove", "-a", self->u);
+	EXPECT_STREQ("mine", names(self->u));
+}
+
+/*
+ * add -a under a union stack rebuilds it: the new layer at the bottom, its
+ * names hidden by the same names above, the layers above in their order
+ * and with their modes.
+ */
+TEST_F(ucmd, beneath_stack)
+{
+	char want[4 * PATH_MAX];
+	struct result r;
+
+	ASSERT_RUN(0, &r, "add", self->system, self->u);
+	ASSERT_RUN(0, &r, "add", "-c", self->rw, self->u);
+	ASSERT_RUN(0, &r, "add", "--after", self->extra, self->u);
+	EXPECT_STREQ("", r.out);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("README bin etc extra-only notes shared", names(self->u));
+	EXPECT_STREQ("from rw\n", content(P(self->u, "shared")));
+	EXPECT_STREQ("system readme\n", content(P(self->u, "README")));
+	EXPECT_STREQ("extra\n", content(P(self->u, "extra-only")));
+
+	ASSERT_RUN(0, &r, "show", self->u);
+	show_head(want, self->u, 4);
+	show_line(want, 1, "layer", "rw", "tmpfs", "ucmd-rw");
+	show_line(want, 2, "layer", "ro", variant->fs, self->sys_src);
+	show_line(want, 3, "layer", "rw", "tmpfs", self->u_src);
+	show_line(want, 4, "layer", "ro", "tmpfs", "ucmd-extra");
+	show_line(want, 5, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+
+	/* the top layer is still the writable one */
+	ASSERT_EQ(0, make_file(P(self->u, "new"), "new\n")) TH_LOG("%m");
+	EXPECT_STREQ("new notes shared", names(self->rw));
+	EXPECT_EQ(EROFS, open_errno(P(self->u, "extra-only"), O_WRONLY));
+
+	/* once more beneath: no second copy of u */
+	ASSERT_RUN(0, &r, "add", "-a", self->more, self->u);
+	EXPECT_STREQ("README bin etc extra-only more-only new notes shared",
+		     names(self->u));
+	EXPECT_STREQ("extra\n", content(P(self->u, "extra-only")));
+	EXPECT_STREQ("more\n", content(P(self->u, "more-only")));
+	ASSERT_RUN(0, &r, "show", self->u);
+	show_head(want, self->u, 5);
+	show_line(want, 1, "layer", "rw", "tmpfs", "ucmd-rw");
+	show_line(want, 2, "layer", "ro", variant->fs, self->sys_src);
+	show_line(want, 3, "layer", "rw", "tmpfs", self->u_src);
+	show_line(want, 4, "layer", "ro", "tmpfs", "ucmd-extra");
+	show_line(want, 5, "layer", "ro", "tmpfs", "ucmd-more");
+	show_line(want, 6, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+
+	/* remove: the top layer goes, the rest stays in order */
+	ASSERT_RUN(0, &r, "remove", self->u);
+	EXPECT_STREQ("README bin etc extra-only more-only shared", names(self->u));
+	EXPECT_STREQ("from system\n", content(P(self->u, "shared")));
+	ASSERT_RUN(0, &r, "remove", "--all", self->u);
+	EXPECT_STREQ("", names(self->u));
+	ASSERT_RUN(0, &r, "show", self->u);
+	show_head(want, self->u, 0);
+	show_line(want, 1, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+	EXPECT_STREQ("README bin etc shared", names(self->scratch));
+}
+
+TEST_HARNESS_MAIN
