@@ -2,6 +2,7 @@
 #
 #   make vm          build everything and boot the guest into a shell
 #   make check       build everything and run the whole suite in QEMU
+#   make bench       union vs plain vs overlayfs benchmarks (bench/README.md)
 #
 # The kernel work tree and build directories live in $(UNION_CACHE)
 # (default ~/.cache/union-mounts), never in this repository.  Under CI
@@ -14,10 +15,11 @@ FLAVOUR ?= debug
 export FLAVOUR
 
 .PHONY: all vm check tree reset-tree export series-status checkpatch kernel \
-	userspace vm-run harness-selftest report-selftest clean help deps build-each
+	userspace vm-run harness-selftest report-selftest clean help deps build-each \
+	bench
 
 help:
-	@sed -n '2,10p' Makefile
+	@sed -n '2,11p' Makefile
 	@echo "other targets: tree export series-status checkpatch kernel userspace"
 	@echo "               vm-run SCRIPT=file harness-selftest clean"
 
@@ -29,6 +31,9 @@ vm: deps
 
 check: deps report-selftest
 	@$(S)/pipeline.sh check
+
+bench: deps
+	@$(S)/pipeline.sh bench
 
 vm-run: deps
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh"; exit 2; }

@@ -2,10 +2,10 @@
 # One whole build-and-run step under the machine-wide lock, so that two
 # sessions (or helpers) sharing the machine never interleave a kernel
 # build, an initramfs build and a QEMU run:
-#   pipeline.sh check | vm-run SCRIPT | harness-selftest | vm
+#   pipeline.sh check | vm-run SCRIPT | harness-selftest | vm | bench
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: pipeline.sh check|vm-run SCRIPT|harness-selftest|vm}
+what=${1:?usage: pipeline.sh check|vm-run SCRIPT|harness-selftest|vm|bench}
 shift
 S=$REPO/scripts
 
@@ -32,6 +32,10 @@ locked() {
 	harness-selftest)
 		build debug
 		"$S/harness-selftest.sh"
+		;;
+	bench)
+		build bench
+		"$S/bench.sh"
 		;;
 	vm-build)
 		build "${FLAVOUR:-debug}"

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copy-up of a 64 MiB file of the lower layer, against the ways of copying
+ * it without a union:
+ *
+ *   plain    cp: read(2)/write(2) in 1 MiB blocks + fsync, lower file to
+ *            plain/ on the same file system (what copy-up must beat);
+ *            reflink: ioctl(FICLONE) + fsync, where the file system can
+ *            (xfs, btrfs);
+ *   overlay  open(O_WRONLY) + close of the lower file through overlayfs,
+ *            which copies it up (cloning where it can, and syncing);
+ *   union    n/a: union mounts have no copy-up; opening a lower file
+ *            for writing fails with EROFS, which is checked.
+ *
+ * The source is in the page cache (warm); the copy is removed after each
+ * repetition.
+ */
+#include <sys/ioctl.h>
+
+#include "bench.h"
+
+#ifndef FICLONE
+#define FICLONE		_IOW(0x94, 9, int)	/* <linux/fs.h> */
+#endif
+
+static size_t fsize;
+static char src[PATH_LEN], dst[PATH_LEN];
+
+static void cp_file(void *arg)
+{
+	static char buf[1 << 20];
+	int in = open(src, O_RDONLY), out;
+	ssize_t n;
+
+	out = open(dst, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (in < 0 || out < 0)
+		die("cp %s %s: %m", src, dst);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			die("write %s: %m", dst);
+	if (n < 0 || fsync(out))
+		die("cp %s: %m", dst);
+	close(in);
+	close(out);
+}
+
+static int clone_file(void)
+{
+	int in = open(src, O_RDONLY), out, err = 0;
+
+	out = open(dst, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (in < 0 || out < 0)
+		die("clone %s %s: %m", src, dst);
+	if (ioctl(out, FICLONE, in) || fsync(out))
+		err = errno;
+	close(in);
+	close(out);
+	return err;
+}
+
+static void read_all(const char *path)
+{
+	static char buf[1 << 20];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		die("open %s: %m", path);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+}
+
+static void run_plain(const char *fs, struct layers *ly, int reps,
+		      const char *size)
+{
+	char wl[64], note[128];
+	double v[MAX_REPS], t0;
+	int err = 0;
+
+	pathf(src, "%s/big", layers_low(ly));
+	pathf(dst, "%s/big.copy", ly->plain);
+	read_all(src);
+	snprintf(wl, sizeof(wl), "copyup.%s", size);
+	for (int r = -1; r < reps; r++) {
+		t0 = now_ns();
+		cp_file(NULL);
+		if (r >= 0)
+			v[r] = now_ns() - t0;
+		unlink(dst);
+		sync();
+	}
+	report(wl, fs, SETUP_PLAIN, "warm", "ms", 1, scale_vals(v, reps, 1e6),
+	       reps, "cp(read/write+fsync)");
+
+	snprintf(wl, sizeof(wl), "reflink.%s", size);
+	for (int r = -1; r < reps && !err; r++) {
+		t0 = now_ns();
+		err = clone_file();
+		if (r >= 0)
+			v[r] = now_ns() - t0;
+		unlink(dst);
+		sync();
+	}
+	if (err) {
+		snprintf(note, sizeof(note), "FICLONE-not-supported-by-%s(%s)",
+			 fs, strerrorname_np(err) ?: "?");
+		report_na(wl, fs, SETUP_PLAIN, "warm", "ms", note);
+	} else {
+		report(wl, fs, SETUP_PLAIN, "warm", "ms", 1,
+		       scale_vals(v, reps, 1e6), reps, "FICLONE+fsync");
+	}
+	report_na(wl, fs, SETUP_UNION, "warm", "ms",
+		  "copy-up-not-implemented");
+	report_na(wl, fs, SETUP_OVERLAY, "warm", "ms",
+		  "overlay-copy-up-clones-by-itself:see-copyup-row");
+}
+
+static void run_union(const char *fs, struct layers *ly, const char *size)
+{
+	char wl[64], path[PATH_LEN];
+	int fd;
+
+	snprintf(wl, sizeof(wl), "copyup.%s", size);
+	if (!setup_enter(ly, SETUP_UNION))
+		return;
+	pathf(path, "%s/big", ly->dir[0]);
+	fd = open(path, O_WRONLY);
+	if (fd >= 0 || errno != EROFS)
+		complain("union: open of a lower file for writing: %s",
+			 fd >= 0 ? "succeeded" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	setup_leave(ly, SETUP_UNION);
+	report_na(wl, fs, SETUP_UNION, "warm", "ms",
+		  "copy-up-not-implemented(open-for-write:EROFS)");
+}
+
+static void run_overlay(const char *fs, struct layers *ly, int reps,
+			const char *size)
+{
+	char wl[64], path[PATH_LEN], upper[PATH_LEN];
+	double v[MAX_REPS], t0;
+	struct stat st;
+	int fd;
+
+	snprintf(wl, sizeof(wl), "copyup.%s", size);
+	pathf(path, "%s/big", ly->ovl);
+	pathf(upper, "%s/big", layers_top(ly));
+	for (int r = -1; r < reps; r++) {
+		if (!setup_enter(ly, SETUP_OVERLAY))
+			return;
+		read_all(path);
+		t0 = now_ns();
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			die("overlay: open %s for writing: %m", path);
+		close(fd);
+		if (r >= 0)
+			v[r] = now_ns() - t0;
+		setup_leave(ly, SETUP_OVERLAY);
+		if (stat(upper, &st) || (size_t)st.st_size != fsize)
+			die("overlay copy-up did not make %s", upper);
+		unlink(upper);
+		sync();
+	}
+	report(wl, fs, SETUP_OVERLAY, "warm", "ms", 1,
+	       scale_vals(v, reps, 1e6), reps, "open(O_WRONLY)+close");
+}
+
+static void run_fs(const char *fs, const char *base)
+{
+	int reps = pick_reps(5, 2);
+	const char *size = opt.tiny ? "1M" : "64M";
+	struct layers ly;
+	int dfd;
+
+	layers_init(&ly, fs, base, 2);
+	dfd = xopen_dir(layers_low(&ly));
+	make_file(dfd, "big", fsize);
+	close(dfd);
+	sync();
+	run_plain(fs, &ly, reps, size);
+	run_union(fs, &ly, size);
+	run_overlay(fs, &ly, reps, size);
+}
+
+int main(int argc, char **argv)
+{
+	parse_opts(argc, argv, "", "", "(unused)");
+	fsize = (opt.tiny ? 1 : 64) << 20;
+	return bench_each_fs(run_fs);
+}

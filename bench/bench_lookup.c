@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lookup at the root of a union: stat(2) of a name in the top layer, of a
+ * name in the lowest layer and of a missing name, through 2 and 8 layers,
+ * and open+read+close of small files that live in the lowest layer.
+ *
+ * Each layer holds F files (top.N in the top layer, low.N and small.N in
+ * the lowest, mI.N in each layer between); plain/ holds all of them.
+ * Lookups are relative to an open descriptor of the merged root
+ * (fstatat/openat), so only the last component is resolved.
+ *
+ *   warm  F names, cycled until OPS operations, after one warm-up run;
+ *   cold  (disk file systems) caches dropped, then every name once.
+ */
+#include "bench.h"
+
+static long nfiles;		/* F, files per layer and set */
+static long wops;		/* operations of one warm run */
+
+struct set {
+	char (*name)[NAME_LEN];
+	long n;
+	long passes;
+	int dfd;
+	int want;		/* 0: must exist, else the errno */
+	bool read;		/* open+read+close instead of stat */
+};
+
+static void fill_names(struct set *s, const char *fmt, long n)
+{
+	s->name = xcalloc(n, NAME_LEN);
+	s->n = n;
+	for (long i = 0; i < n; i++)
+		snprintf(s->name[i], NAME_LEN, fmt, i);
+}
+
+static void run_set(void *arg)
+{
+	struct set *s = arg;
+	static char buf[4096];
+	struct stat st;
+
+	for (long p = 0; p < s->passes; p++) {
+		for (long i = 0; i < s->n; i++) {
+			if (s->read) {
+				int fd = openat(s->dfd, s->name[i], O_RDONLY);
+
+				if (fd < 0 || read(fd, buf, sizeof(buf)) != 1024)
+					die("open+read %s: %m", s->name[i]);
+				close(fd);
+				continue;
+			}
+			if (fstatat(s->dfd, s->name[i], &st,
+				    AT_SYMLINK_NOFOLLOW)) {
+				if (errno == s->want)
+					continue;
+				die("stat %s: %m", s->name[i]);
+			} else if (s->want) {
+				die("stat %s: found, should be missing",
+				    s->name[i]);
+			}
+		}
+	}
+}
+
+static void one(const char *wl, const char *fs, enum setup setup,
+		struct set *s, bool cold)
+{
+	double v[MAX_REPS];
+	int reps = pick_reps(7, 2);
+
+	s->passes = cold ? 1 : (wops + s->n - 1) / s->n;
+	measure(run_set, s, cold ? 0 : 1, reps, cold, v);
+	report(wl, fs, setup, cold ? "cold" : "warm", "us/op",
+	       s->n * s->passes, scale_vals(v, reps, 1e3 * s->n * s->passes),
+	       reps, NULL);
+}
+
+static void run_layers(const char *fs, const char *base, int n)
+{
+	struct set top, low, miss, small;
+	struct layers ly;
+	char wl[64], fmt[32];
+
+	layers_init(&ly, fs, base, n);
+	make_files(layers_top(&ly), "top.%05ld", 0, nfiles, 0);
+	make_files(ly.plain, "top.%05ld", 0, nfiles, 0);
+	for (int i = 1; i < n - 1; i++) {
+		snprintf(fmt, sizeof(fmt), "m%d.%%05ld", i);
+		make_files(ly.dir[i], fmt, 0, nfiles, 0);
+		make_files(ly.plain, fmt, 0, nfiles, 0);
+	}
+	make_files(layers_low(&ly), "low.%05ld", 0, nfiles, 0);
+	make_files(ly.plain, "low.%05ld", 0, nfiles, 0);
+	if (n == 2) {
+		make_files(layers_low(&ly), "small.%05ld", 0, nfiles, 1024);
+		make_files(ly.plain, "small.%05ld", 0, nfiles, 1024);
+	}
+	fill_names(&top, "top.%05ld", nfiles);
+	fill_names(&low, "low.%05ld", nfiles);
+	fill_names(&miss, "miss.%05ld", nfiles);
+	fill_names(&small, "small.%05ld", nfiles);
+	miss.want = ENOENT;
+	small.read = true;
+	sync();
+
+	for (enum setup s = 0; s < NR_SETUPS; s++) {
+		const char *root = setup_enter(&ly, s);
+		int dfd;
+
+		if (!root)
+			continue;
+		dfd = xopen_dir(root);
+		top.dfd = low.dfd = miss.dfd = small.dfd = dfd;
+		snprintf(wl, sizeof(wl), "stat.top.%dL", n);
+		one(wl, fs, s, &top, false);
+		snprintf(wl, sizeof(wl), "stat.lower.%dL", n);
+		one(wl, fs, s, &low, false);
+		snprintf(wl, sizeof(wl), "stat.missing.%dL", n);
+		one(wl, fs, s, &miss, false);
+		if (n == 2 && is_disk_fs(fs))
+			one("stat.lower.2L", fs, s, &low, true);
+		if (n == 2) {
+			one("open-read.lower.2L", fs, s, &small, false);
+			if (is_disk_fs(fs))
+				one("open-read.lower.2L", fs, s, &small, true);
+		}
+		close(dfd);
+		setup_leave(&ly, s);
+	}
+	free(top.name);
+	free(low.name);
+	free(miss.name);
+	free(small.name);
+	rm_tree(base);
+}
+
+static void run_fs(const char *fs, const char *base)
+{
+	const char *p = opt.sizes;
+	char dir[PATH_LEN];
+	long n;
+
+	xmkdir(base);
+	while (next_size(&p, &n)) {
+		pathf(dir, "%s/%ldL", base, n);
+		run_layers(fs, dir, n);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	parse_opts(argc, argv, "2,8", "2,8", "layer counts (2..8), default 2,8");
+	nfiles = opt.tiny ? 16 : 1000;
+	wops = opt.tiny ? 64 : 20000;
+	return bench_each_fs(run_fs);
+}
