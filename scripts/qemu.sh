@@ -53,7 +53,10 @@ if [ "$MODE" = run ]; then
 	INITRD=$OUT/initrd-run.cpio
 fi
 
-APPEND="console=ttyS0,115200 reboot=t panic=-1 oops=panic loglevel=6 union.mode=$MODE"
+# tsc=reliable: under TCG the clocksource watchdog can judge the emulated TSC
+# unstable and fall back to jiffies (4 ms clock resolution); the guest has no
+# ACPI, hence no HPET or ACPI PM timer to fall back to instead.
+APPEND="console=ttyS0,115200 reboot=t panic=-1 oops=panic loglevel=6 tsc=reliable union.mode=$MODE"
 if grep -q '^flavour=debug' "$KINFO" 2>/dev/null; then
 	APPEND="$APPEND panic_on_warn=1"
 fi
