@@ -442,6 +442,14 @@ static inline const char *setup_enter(struct layers *ly, enum setup s)
 	return NULL;
 }
 
+/* setup_enter() and open its merged root: the directory fd, or -1 to skip */
+static inline int setup_open_root(struct layers *ly, enum setup s)
+{
+	const char *root = setup_enter(ly, s);
+
+	return root ? xopen_dir(root) : -1;
+}
+
 static inline void setup_leave(struct layers *ly, enum setup s)
 {
 	if (s == SETUP_UNION)

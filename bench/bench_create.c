@@ -75,12 +75,10 @@ static void run_fs(const char *fs, const char *base)
 	sync();
 
 	for (enum setup s = 0; s < NR_SETUPS; s++) {
-		const char *root = setup_enter(&ly, s);
-		int dfd;
+		int dfd = setup_open_root(&ly, s);
 
-		if (!root)
+		if (dfd < 0)
 			continue;
-		dfd = xopen_dir(root);
 		check_semantics(&ly, s, dfd);
 		for (int r = -1; r < reps; r++) {
 			sync();

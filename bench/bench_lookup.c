@@ -105,12 +105,10 @@ static void run_layers(const char *fs, const char *base, int n)
 	sync();
 
 	for (enum setup s = 0; s < NR_SETUPS; s++) {
-		const char *root = setup_enter(&ly, s);
-		int dfd;
+		int dfd = setup_open_root(&ly, s);
 
-		if (!root)
+		if (dfd < 0)
 			continue;
-		dfd = xopen_dir(root);
 		top.dfd = low.dfd = miss.dfd = small.dfd = dfd;
 		snprintf(wl, sizeof(wl), "stat.top.%dL", n);
 		one(wl, fs, s, &top, false);

@@ -48,12 +48,10 @@ static void run_fs(const char *fs, const char *base)
 	sync();
 
 	for (enum setup s = 0; s < NR_SETUPS; s++) {
-		const char *root = setup_enter(&ly, s);
-		int dfd;
+		int dfd = setup_open_root(&ly, s);
 
-		if (!root)
+		if (dfd < 0)
 			continue;
-		dfd = xopen_dir(root);
 		for (int r = 0; r < reps; r++) {
 			long before, after;
 
