@@ -27,8 +27,8 @@ union probe >/dev/null 2>&1 || echo "union-demo: this kernel has no union mounts
 cat <<'GUIDE'
 union demo: /srv/system (read-only tree), /srv/rw (empty tmpfs), /union (empty)
   union add /srv/system /union       # the system tree, a read-only layer
-  union add -c /srv/rw /union        # a writable layer on top; ls /union
-  echo hi > /union/new; ls /srv/rw   # new names land in the top layer
-  echo x >> /union/README            # lower layers: Read-only file system
+  union add -c /srv/rw /union        # a writable layer on top; ls -R /union
+  echo hi >> /union/etc/motd; ls -R /srv/rw   # copy-up: the copy is on top
+  rm /union/README; ls -l /srv/rw    # a whiteout (char 0,0) hides the name
   union show /union; union remove -a /union   # (union --help)
 GUIDE

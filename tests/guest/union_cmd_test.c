@@ -14,8 +14,11 @@
  * all under a tmpfs "ucmd-base" mounted on a mkdtemp() directory in /tmp,
  * which also holds u, the empty directory the tests stack layers on.  The
  * tests check exit codes, the exact merged listings, where new files land,
- * EROFS below the top, the exact `union show` output and its layer order,
- * and the exact messages of failures.
+ * that a writable top layer takes the copies of the lower files written
+ * through the union and the whiteouts of the names removed (the lower
+ * layers stay as they were), that a union whose top layer is read-only is
+ * EROFS, the exact `union show` output and its layer order, and the exact
+ * messages of failures.
  *
  * The layer file systems are mounted by the test guest at
  * $UNION_SCRATCH/{tmpfs,ext4,xfs,btrfs} (default /mnt/scratch).
@@ -202,6 +205,29 @@ static int make_file(const char *path, const char *text)
 		return -1;
 	}
 	return close(fd);
+}
+
+/* Append @text to the existing file @path: 0, or -1 with errno set. */
+static int append_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	ssize_t len = strlen(text);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, len) != len) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/* 1 if @path is a whiteout (character device 0/0), else 0. */
+static int is_whiteout(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISCHR(st.st_mode) && st.st_rdev == 0;
 }
 
 /* errno of open(@path, @flags), 0 if it opened. */
@@ -490,8 +516,10 @@ TEST_F(ucmd, bad_paths)
 
 /*
  * The demo: the system tree, then a writable layer on top; new files land
- * in the top layer, the lower one cannot be modified; show lists both;
- * remove takes them off one by one, back to the empty directory.
+ * in the top layer, a system file written through the union is copied up
+ * to it, a system file removed leaves a whiteout in it, and the system
+ * tree itself never changes; show lists both; remove takes them off one by
+ * one, back to the empty directory.
  */
 TEST_F(ucmd, top_layers)
 {
@@ -518,14 +546,23 @@ TEST_F(ucmd, top_layers)
 	EXPECT_STREQ("new\n", content(P(self->rw, "new")));
 	EXPECT_STREQ("README bin etc new notes shared", names(self->u));
 
-	/* what is below is never modified */
-	EXPECT_EQ(EROFS, open_errno(P(self->u, "README"), O_WRONLY));
-	EXPECT_EQ(EROFS, open_errno(P(self->u, "README"), O_WRONLY | O_APPEND));
-	EXPECT_EQ(-1, unlink(P(self->u, "README")));
-	EXPECT_EQ(EROFS, errno);
+	/* a system file written through the union: copied up to rw */
+	ASSERT_EQ(0, append_file(P(self->u, "README"), "rw line\n"))
+		TH_LOG("append to README: %m");
+	EXPECT_STREQ("system readme\nrw line\n", content(P(self->u, "README")));
+	EXPECT_STREQ("system readme\nrw line\n", content(P(self->rw, "README")));
+	/* a system file removed: a whiteout in rw's copy of etc */
+	ASSERT_EQ(0, unlink(P(self->u, "etc/motd"))) TH_LOG("unlink etc/motd: %m");
+	EXPECT_EQ(ENOENT, open_errno(P(self->u, "etc/motd"), O_RDONLY));
+	EXPECT_STREQ("", names(P(self->u, "etc")));
+	EXPECT_EQ(1, is_whiteout(P(self->rw, "etc/motd")));
 	EXPECT_EQ(-1, mkdir(P(self->u, "etc"), 0755));
 	EXPECT_EQ(EEXIST, errno);
+	EXPECT_STREQ("README bin etc new notes shared", names(self->u));
+	EXPECT_STREQ("README etc new notes shared", names(self->rw));
+	/* what is below is never modified */
 	EXPECT_STREQ("system readme\n", content(P(self->scratch, "README")));
+	EXPECT_STREQ("system motd\n", content(P(self->scratch, "etc/motd")));
 
 	ASSERT_RUN(0, &r, "show", self->u);
 	show_head(want, self->u, 2);
@@ -541,6 +578,8 @@ TEST_F(ucmd, top_layers)
 	EXPECT_STREQ("", r.err);
 	EXPECT_STREQ("README bin etc shared", names(self->u));
 	EXPECT_STREQ("from system\n", content(P(self->u, "shared")));
+	EXPECT_STREQ("system readme\n", content(P(self->u, "README")));
+	EXPECT_STREQ("system motd\n", content(P(self->u, "etc/motd")));
 	EXPECT_EQ(ENOENT, open_errno(P(self->u, "new"), O_RDONLY));
 	ASSERT_RUN(0, &r, "show", self->u);
 	show_head(want, self->u, 1);
@@ -562,11 +601,17 @@ TEST_F(ucmd, top_layers)
 	ASSERT_RUN(0, &r, "add", self->extra, self->u);
 	EXPECT_STREQ("README bin etc extra-only new notes shared", names(self->u));
 	EXPECT_STREQ("from extra\n", content(P(self->u, "shared")));
-	/* the top layer is read-only (no -c): no new name */
+	/* rw, now in the middle, still hides what it whited out */
+	EXPECT_EQ(ENOENT, open_errno(P(self->u, "etc/motd"), O_RDONLY));
+	/* the top layer is read-only (no -c): so is the union */
 	EXPECT_EQ(EROFS, open_errno(P(self->u, "new2"), O_WRONLY | O_CREAT));
+	EXPECT_EQ(EROFS, open_errno(P(self->u, "notes"), O_WRONLY));
+	EXPECT_EQ(-1, rmdir(P(self->u, "bin")));
+	EXPECT_EQ(EROFS, errno);
 	ASSERT_RUN(0, &r, "remove", "-a", self->u);
 	EXPECT_STREQ("", names(self->u));
-	EXPECT_STREQ("new notes shared", names(self->rw));
+	EXPECT_STREQ("README etc new notes shared", names(self->rw));
+	EXPECT_STREQ("rw notes\n", content(P(self->rw, "notes")));
 }
 
 /* add -a on a directory that is no union: its own names stay on top. */
@@ -582,7 +627,9 @@ TEST_F(ucmd, beneath_plain)
 	EXPECT_STREQ("from system\n", content(P(self->system, "shared")));
 	EXPECT_STREQ("system readme\n", content(P(self->system, "README")));
 	EXPECT_STREQ("extra\n", content(P(self->system, "extra-only")));
+	/* the top layer, the system tree's own copy, is read-only: so is all */
 	EXPECT_EQ(EROFS, open_errno(P(self->system, "extra-only"), O_WRONLY));
+	EXPECT_EQ(EROFS, open_errno(P(self->system, "new"), O_WRONLY | O_CREAT));
 
 	ASSERT_RUN(0, &r, "show", self->system);
 	show_head(want, self->system, 2);
@@ -643,16 +690,22 @@ TEST_F(ucmd, beneath_stack)
 	show_line(want, 5, "covered", "rw", "tmpfs", self->u_src);
 	EXPECT_STREQ(want, r.out);
 
-	/* the top layer is still the writable one */
+	/* the top layer is still the writable one: new names and copies */
 	ASSERT_EQ(0, make_file(P(self->u, "new"), "new\n")) TH_LOG("%m");
 	EXPECT_STREQ("new notes shared", names(self->rw));
-	EXPECT_EQ(EROFS, open_errno(P(self->u, "extra-only"), O_WRONLY));
+	ASSERT_EQ(0, truncate(P(self->u, "extra-only"), 0)) TH_LOG("%m");
+	ASSERT_EQ(0, append_file(P(self->u, "extra-only"), "rw extra\n"))
+		TH_LOG("%m");
+	EXPECT_STREQ("rw extra\n", content(P(self->u, "extra-only")));
+	EXPECT_STREQ("rw extra\n", content(P(self->rw, "extra-only")));
+	EXPECT_STREQ("extra\n", content(P(self->extra, "extra-only")));
+	EXPECT_STREQ("extra-only new notes shared", names(self->rw));
 
 	/* once more beneath: no second copy of u */
 	ASSERT_RUN(0, &r, "add", "-a", self->more, self->u);
 	EXPECT_STREQ("README bin etc extra-only more-only new notes shared",
 		     names(self->u));
-	EXPECT_STREQ("extra\n", content(P(self->u, "extra-only")));
+	EXPECT_STREQ("rw extra\n", content(P(self->u, "extra-only")));
 	EXPECT_STREQ("more\n", content(P(self->u, "more-only")));
 	ASSERT_RUN(0, &r, "show", self->u);
 	show_head(want, self->u, 5);
@@ -668,6 +721,7 @@ TEST_F(ucmd, beneath_stack)
 	ASSERT_RUN(0, &r, "remove", self->u);
 	EXPECT_STREQ("README bin etc extra-only more-only shared", names(self->u));
 	EXPECT_STREQ("from system\n", content(P(self->u, "shared")));
+	EXPECT_STREQ("extra\n", content(P(self->u, "extra-only")));
 	ASSERT_RUN(0, &r, "remove", "--all", self->u);
 	EXPECT_STREQ("", names(self->u));
 	ASSERT_RUN(0, &r, "show", self->u);
