@@ -116,68 +116,43 @@ static void run_plain(const char *fs, struct layers *ly, int reps,
 		  "overlay-copy-up-clones-by-itself:see-copyup-row");
 }
 
-static void run_union(const char *fs, struct layers *ly, int reps,
-		      const char *size)
+/*
+ * Copy-up through setup @s (union or overlay): open(O_WRONLY) + close of
+ * the lower file through the merged root; the copy must then be in the
+ * top layer, and is removed for the next repetition.
+ */
+static void run_copyup(const char *fs, struct layers *ly, enum setup s,
+		       int reps, const char *size)
 {
 	char wl[64], path[PATH_LEN], upper[PATH_LEN];
 	double v[MAX_REPS], t0;
+	const char *root;
 	struct stat st;
 	int fd;
 
 	snprintf(wl, sizeof(wl), "copyup.%s", size);
-	pathf(path, "%s/big", ly->dir[0]);
 	pathf(upper, "%s/big", layers_top(ly));
 	for (int r = -1; r < reps; r++) {
-		if (!setup_enter(ly, SETUP_UNION))
+		root = setup_enter(ly, s);
+		if (!root)
 			return;
+		pathf(path, "%s/big", root);
 		read_all(path);
 		t0 = now_ns();
 		fd = open(path, O_WRONLY);
 		if (fd < 0)
-			die("union: open %s for writing: %m", path);
+			die("%s: open %s for writing: %m", setup_name[s], path);
 		close(fd);
 		if (r >= 0)
 			v[r] = now_ns() - t0;
-		setup_leave(ly, SETUP_UNION);
+		setup_leave(ly, s);
 		if (stat(upper, &st) || (size_t)st.st_size != fsize)
-			die("union copy-up did not make %s", upper);
+			die("%s copy-up did not make %s", setup_name[s], upper);
 		unlink(upper);
 		sync();
 	}
-	report(wl, fs, SETUP_UNION, "warm", "ms", 1,
-	       scale_vals(v, reps, 1e6), reps, "open(O_WRONLY)+close");
-}
-
-static void run_overlay(const char *fs, struct layers *ly, int reps,
-			const char *size)
-{
-	char wl[64], path[PATH_LEN], upper[PATH_LEN];
-	double v[MAX_REPS], t0;
-	struct stat st;
-	int fd;
-
-	snprintf(wl, sizeof(wl), "copyup.%s", size);
-	pathf(path, "%s/big", ly->ovl);
-	pathf(upper, "%s/big", layers_top(ly));
-	for (int r = -1; r < reps; r++) {
-		if (!setup_enter(ly, SETUP_OVERLAY))
-			return;
-		read_all(path);
-		t0 = now_ns();
-		fd = open(path, O_WRONLY);
-		if (fd < 0)
-			die("overlay: open %s for writing: %m", path);
-		close(fd);
-		if (r >= 0)
-			v[r] = now_ns() - t0;
-		setup_leave(ly, SETUP_OVERLAY);
-		if (stat(upper, &st) || (size_t)st.st_size != fsize)
-			die("overlay copy-up did not make %s", upper);
-		unlink(upper);
-		sync();
-	}
-	report(wl, fs, SETUP_OVERLAY, "warm", "ms", 1,
-	       scale_vals(v, reps, 1e6), reps, "open(O_WRONLY)+close");
+	report(wl, fs, s, "warm", "ms", 1, scale_vals(v, reps, 1e6), reps,
+	       "open(O_WRONLY)+close");
 }
 
 static void run_fs(const char *fs, const char *base)
@@ -193,8 +168,8 @@ static void run_fs(const char *fs, const char *base)
 	close(dfd);
 	sync();
 	run_plain(fs, &ly, reps, size);
-	run_union(fs, &ly, reps, size);
-	run_overlay(fs, &ly, reps, size);
+	run_copyup(fs, &ly, SETUP_UNION, reps, size);
+	run_copyup(fs, &ly, SETUP_OVERLAY, reps, size);
 }
 
 int main(int argc, char **argv)
