@@ -78,8 +78,27 @@ cp "$TOOLS"/* "$R/usr/bin/" 2>/dev/null || true
 mkdir -p "$R/bench"
 cp "$BENCH"/* "$R/bench/" 2>/dev/null || true
 [ ! -f "$REPO/bench/run-guest.sh" ] || cp "$REPO/bench/run-guest.sh" "$R/bench/run.sh"
-echo "root:x:0:0:root:/root:/bin/sh" > "$R/etc/passwd"
-echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$R/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' > "$R/etc/group"
+# A real system's users and modes: tests drop to uid 1000/1001 with
+# setresuid() and must reach / and /tmp as any user would.
+cat > "$R/etc/passwd" <<'PASSWD'
+root:x:0:0:root:/root:/bin/sh
+alice:x:1000:1000:unprivileged user:/tmp:/bin/sh
+bob:x:1001:1001:second unprivileged user:/tmp:/bin/sh
+carol:x:1002:1002:third unprivileged user:/tmp:/bin/sh
+nobody:x:65534:65534:nobody:/:/bin/false
+PASSWD
+cat > "$R/etc/group" <<'GROUP'
+root:x:0:
+alice:x:1000:
+bob:x:1001:
+carol:x:1002:
+shared:x:2000:alice,bob
+nogroup:x:65534:
+GROUP
+chmod 0755 "$R" "$R"/bin "$R"/sbin "$R"/usr "$R"/usr/bin "$R"/usr/sbin "$R"/etc \
+	"$R"/mnt "$R"/srv "$R"/tests "$R"/bench "$R"/run
+chmod 0700 "$R/root"
+chmod 1777 "$R/tmp"
+chmod 0644 "$R/etc/passwd" "$R/etc/group"
 (cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$OUT/initrd.cpio"
 msg "out/initrd.cpio: $(ls "$T" | wc -l) test programs, $(du -h "$OUT/initrd.cpio" | cut -f1)"

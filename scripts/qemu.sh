@@ -59,6 +59,16 @@ fi
 APPEND="console=ttyS0,115200 reboot=t panic=-1 oops=panic loglevel=6 tsc=reliable union.mode=$MODE"
 if grep -q '^flavour=debug' "$KINFO" 2>/dev/null; then
 	APPEND="$APPEND panic_on_warn=1"
+	# Under TCG on a busy host a vCPU can go unscheduled for tens of
+	# seconds.  RCU's stall checks (and the gp-start check, which WARNs)
+	# and the hung-task detector measure host time, not guest work: scale
+	# them so that only a real kernel problem fails a run.  300 s is RCU's
+	# maximum; a real stall still shows within a test's 900 s limit.
+	APPEND="$APPEND rcupdate.rcu_cpu_stall_timeout=300"
+	APPEND="$APPEND rcupdate.rcu_exp_cpu_stall_timeout=300000"
+	APPEND="$APPEND rcupdate.rcu_cpu_stall_suppress_at_boot=1"
+	APPEND="$APPEND sysctl.kernel.hung_task_timeout_secs=600"
+	APPEND="$APPEND watchdog_thresh=60"
 fi
 APPEND="$APPEND ${UNION_APPEND:-}"
 

@@ -97,5 +97,29 @@ $(good_prog t2)
 [    5.000001] Call Trace:"
 done
 
+# A stall alone is reported as a starved guest, distinct from a kernel bug;
+# a stall next to a real splat is still a kernel splat.
+case_starved() {	# name want-text console-extra
+	local rc=0 out
+	printf '%s\n' "@@PLAN t1
+$(good_prog t1)
+@@DONE" > "$W/tty"
+	printf '%s\n%s\n' "$ok_console" "$3" > "$W/con"
+	printf 'qemu_rc=0 seconds=1\n' > "$W/q"
+	out=$("$R" "$W/tty" "$W/con" "$W/q" 2>&1) || rc=$?
+	if [ $rc = 1 ] && printf '%s\n' "$out" | grep -q "$2"; then
+		echo "ok - report: $1"; pass=$((pass + 1))
+	else
+		echo "not ok - report: $1"; printf '%s\n' "$out" | sed 's/^/    /'
+		fail=$((fail + 1))
+	fi
+}
+case_starved "an RCU gp-start stall is a starved guest" "guest starved of CPU" \
+	"[   9.0] WARNING: CPU: 1 PID: 0 at kernel/rcu/tree_stall.h:1000 rcu_check_gp_start_stall+0x1/0x2
+[   9.1] Call Trace:"
+case_starved "a stall next to a KASAN report is a kernel splat" "kernel splat in" \
+	"[   9.0] INFO: rcu_preempt self-detected stall on CPU
+[   9.1] BUG: KASAN: use-after-free in union_lookup+0x1/0x2"
+
 echo "report self-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]
