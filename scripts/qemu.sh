@@ -76,7 +76,7 @@ APPEND="$APPEND ${UNION_APPEND:-}"
 # the interpreter, slow under TCG with KASAN and lockdep and slower on a
 # busy host, aborts with AE_AML_LOOP_TIMEOUT after 30 s: the guest then
 # boots a minute late and its virtio disks run without interrupts.
-QEMU=(qemu-system-x86_64 -machine q35 -accel "$ACCEL" -cpu max -smp "$SMP" -m "$MEM"
+QEMU=(qemu-system-x86_64 -machine "${QEMU_MACHINE:-q35}" -accel "$ACCEL" -cpu max -smp "$SMP" -m "$MEM"
 	-no-reboot -display none -nodefaults
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND")
 for d in ext4 xfs btrfs; do
