@@ -72,6 +72,13 @@ struct result {
 	char err[OUT_MAX];
 };
 
+/*
+ * The environment variables ("NAME=VALUE") the next runs of union(8) get,
+ * NULL-terminated: UNION_NO_STATMOUNT=1 (mountinfo instead of statmount) and
+ * UNION_TEST_NO_UNION_ATTR=1 (as if the kernel did not report union layers).
+ */
+static const char *union_env[3];
+
 static int run_union(struct result *r, const char *const *argv)
 {
 	int ofd, efd, st;
@@ -88,6 +95,9 @@ static int run_union(struct result *r, const char *const *argv)
 	if (pid == 0) {
 		if (dup2(ofd, 1) < 0 || dup2(efd, 2) < 0)
 			_exit(126);
+		for (st = 0; union_env[st]; st++)
+			if (putenv((char *)union_env[st]))
+				_exit(126);
 		execv(UNION_BIN, (char *const *)argv);
 		_exit(127);
 	}
@@ -258,7 +268,7 @@ static void remove_tree(const char *dir)
  * as findmnt(8) spells it.
  */
 static int show_source(const char *fsdir, const char *name, char *buf,
-		       size_t len)
+		       size_t len, char *rbuf, size_t rlen)
 {
 	char line[4096], root[PATH_MAX], mpoint[PATH_MAX], src[PATH_MAX];
 	bool found = false;
@@ -288,6 +298,9 @@ static int show_source(const char *fsdir, const char *name, char *buf,
 	if (snprintf(buf, len, "%s[%s/%s]", src, strcmp(root, "/") ? root : "",
 		     name) >= (int)len)
 		return -1;
+	if (snprintf(rbuf, rlen, "%s/%s", strcmp(root, "/") ? root : "",
+		     name) >= (int)rlen)
+		return -1;
 	return 0;
 }
 
@@ -316,6 +329,7 @@ FIXTURE(ucmd) {
 	char base[PATH_MAX];	/* mkdtemp() in /tmp; tmpfs "ucmd-base" on it */
 	char scratch[PATH_MAX];	/* mkdtemp() on the variant's file system */
 	char sys_src[PATH_MAX];	/* how union show names the system layer */
+	char sys_root[PATH_MAX];	/* its directory in its file system */
 	char system[PATH_MAX];	/* scratch, bind-mounted read-only */
 	char rw[PATH_MAX];	/* tmpfs "ucmd-rw" */
 	char extra[PATH_MAX];	/* tmpfs "ucmd-extra" */
@@ -398,7 +412,8 @@ FIXTURE_SETUP(ucmd)
 	pjoin(p, self->scratch, "etc/motd");
 	ASSERT_EQ(0, make_file(p, "system motd\n"));
 	ASSERT_EQ(0, show_source(fsdir, strrchr(self->scratch, '/') + 1,
-				 self->sys_src, sizeof(self->sys_src)))
+				 self->sys_src, sizeof(self->sys_src),
+				 self->sys_root, sizeof(self->sys_root)))
 		TH_LOG("no mount on %s in /proc/self/mountinfo", fsdir);
 
 	/* the base tmpfs and the layers in it */
@@ -729,6 +744,382 @@ TEST_F(ucmd, beneath_stack)
 	show_line(want, 1, "covered", "rw", "tmpfs", self->u_src);
 	EXPECT_STREQ(want, r.out);
 	EXPECT_STREQ("README bin etc shared", names(self->scratch));
+}
+
+/* --- show from statmount(2), its columns and JSON; add's check ---------- */
+
+/* The mountinfo ID of the mount @path is on (statx STATX_MNT_ID), or -1. */
+static long mnt_id(const char *path)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return -1;
+	return stx.stx_mnt_id;
+}
+
+/* Runs of union(8) from here on see only these variables of ours. */
+static void set_env(const char *a, const char *b)
+{
+	union_env[0] = a;
+	union_env[1] = a ? b : NULL;
+	union_env[2] = NULL;
+}
+
+/*
+ * "union show ARGS..." exits 0 and prints the same bytes from statmount(2)
+ * as from /proc/self/mountinfo (UNION_NO_STATMOUNT=1); stdout in @_r.
+ */
+#define EXPECT_SAME_SHOW(_r, ...) do {					\
+	struct result __m;						\
+	int __s1, __s2;							\
+									\
+	set_env(NULL, NULL);						\
+	__s1 = UNION(_r, "show", __VA_ARGS__);				\
+	set_env("UNION_NO_STATMOUNT=1", NULL);				\
+	__s2 = UNION(&__m, "show", __VA_ARGS__);			\
+	set_env(NULL, NULL);						\
+	EXPECT_EQ(0, __s1) TH_LOG("show %s (statmount): %s", #__VA_ARGS__, \
+				  (_r)->err);				\
+	EXPECT_EQ(0, __s2) TH_LOG("show %s (mountinfo): %s", #__VA_ARGS__, \
+				  __m.err);				\
+	EXPECT_STREQ((_r)->out, __m.out)				\
+		TH_LOG("show %s: statmount and mountinfo differ", #__VA_ARGS__); \
+	EXPECT_STREQ("", (_r)->err);					\
+	EXPECT_STREQ("", __m.err);					\
+} while (0)
+
+/*
+ * A 2-layer stack: the JSON of the chosen columns, exactly; every output
+ * form the same from statmount and from mountinfo.
+ */
+TEST_F(ucmd, show_json_two_layers)
+{
+	char want[8 * PATH_MAX];
+	struct result r;
+
+	ASSERT_RUN(0, &r, "add", self->system, self->u);
+	ASSERT_RUN(0, &r, "add", "-c", self->rw, self->u);
+
+	EXPECT_SAME_SHOW(&r, "--json", "-o",
+			 "pos,role,mode,type,source,root,target", self->u);
+	snprintf(want, sizeof(want),
+		 "{\n"
+		 "  \"dir\": \"%s\",\n"
+		 "  \"layers\": 2,\n"
+		 "  \"stack\": [\n"
+		 "    {\"pos\": 1, \"role\": \"layer\", \"mode\": \"rw\", \"type\": \"tmpfs\", \"source\": \"ucmd-rw\", \"root\": \"/\", \"target\": \"%s\"},\n"
+		 "    {\"pos\": 2, \"role\": \"layer\", \"mode\": \"ro\", \"type\": \"%s\", \"source\": \"%s\", \"root\": \"%s\", \"target\": \"%s\"},\n"
+		 "    {\"pos\": 3, \"role\": \"covered\", \"mode\": \"rw\", \"type\": \"tmpfs\", \"source\": \"ucmd-base[/u]\", \"root\": \"/u\", \"target\": \"%s\"}\n"
+		 "  ]\n"
+		 "}\n",
+		 self->u, self->u, variant->fs, self->sys_src, self->sys_root,
+		 self->u, self->base);
+	EXPECT_STREQ(want, r.out);
+
+	/* the default columns, the default table: what show always printed */
+	EXPECT_SAME_SHOW(&r, self->u);
+	show_head(want, self->u, 2);
+	show_line(want, 1, "layer", "rw", "tmpfs", "ucmd-rw");
+	show_line(want, 2, "layer", "ro", variant->fs, self->sys_src);
+	show_line(want, 3, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+
+	/* all columns (IDs, options) and the other forms: the same both ways */
+	EXPECT_SAME_SHOW(&r, "-J", self->u);
+	EXPECT_NE(NULL, strstr(r.out, "\"options\": \"rw,relatime,union\"}"))
+		TH_LOG("%s", r.out);
+	EXPECT_SAME_SHOW(&r, "-r", self->u);
+	EXPECT_SAME_SHOW(&r, "-n", self->u);
+	EXPECT_SAME_SHOW(&r, "-o", "POS,ID,PARENT,TARGET,ROOT,OPTIONS", self->u);
+	EXPECT_SAME_SHOW(&r, "-r", "-n", "-o", "+id,parent,options", self->u);
+	EXPECT_SAME_SHOW(&r, "-J", self->base);
+
+	/* a directory in the top layer: no layers, the top layer covered */
+	ASSERT_EQ(0, mkdir(P(self->u, "dir"), 0755));
+	EXPECT_SAME_SHOW(&r, "-J", "-o", "role,source,target", P(self->u, "dir"));
+	snprintf(want, sizeof(want),
+		 "{\n  \"dir\": \"%s/dir\",\n  \"layers\": 0,\n  \"stack\": [\n"
+		 "    {\"role\": \"covered\", \"source\": \"ucmd-rw[/dir]\", \"target\": \"%s\"}\n"
+		 "  ]\n}\n", self->u, self->u);
+	EXPECT_STREQ(want, r.out);
+
+	/*
+	 * A directory found in a lower layer is on the union's internal view
+	 * of that layer, which is in no mount table: the same error both ways.
+	 */
+	snprintf(want, sizeof(want),
+		 "union: %s/etc: on a mount that is not in the mount table (a directory of a union's lower layer?)\n",
+		 self->u);
+	EXPECT_RUN(1, &r, "show", P(self->u, "etc"));
+	EXPECT_STREQ(want, r.err);
+	EXPECT_STREQ("", r.out);
+	set_env("UNION_NO_STATMOUNT=1", NULL);
+	EXPECT_RUN(1, &r, "show", P(self->u, "etc"));
+	set_env(NULL, NULL);
+	EXPECT_STREQ(want, r.err);
+}
+
+/*
+ * A 3-layer stack: the table of chosen columns, --raw, --noheadings, the
+ * IDs (each layer's PARENT is the mount below it) and the per-mount
+ * options, exactly.
+ */
+TEST_F(ucmd, show_columns_three_layers)
+{
+	char want[8 * PATH_MAX], line[PATH_MAX];
+	long id[4], parent[4], top, base, tmp;
+	struct result r;
+	char *p;
+	int i;
+
+	ASSERT_RUN(0, &r, "add", self->system, self->u);
+	ASSERT_RUN(0, &r, "add", "-c", self->rw, self->u);
+	ASSERT_RUN(0, &r, "add", self->extra, self->u);
+
+	EXPECT_SAME_SHOW(&r, "-o", "POS,ROLE,MODE,TYPE,TARGET", self->u);
+	snprintf(want, sizeof(want),
+		 "POS  ROLE     MODE  TYPE   TARGET\n"
+		 "  1  layer    ro    tmpfs  %s\n"
+		 "  2  layer    rw    tmpfs  %s\n"
+		 "  3  layer    ro    %-5s  %s\n"
+		 "  4  covered  rw    tmpfs  %s\n",
+		 self->u, self->u, variant->fs, self->u, self->base);
+	EXPECT_STREQ(want, r.out);
+
+	EXPECT_SAME_SHOW(&r, "--raw", "--output", "pos,role,source,root", self->u);
+	snprintf(want, sizeof(want),
+		 "POS ROLE SOURCE ROOT\n"
+		 "1 layer ucmd-extra /\n"
+		 "2 layer ucmd-rw /\n"
+		 "3 layer %s %s\n"
+		 "4 covered ucmd-base[/u] /u\n",
+		 self->sys_src, self->sys_root);
+	EXPECT_STREQ(want, r.out);
+
+	EXPECT_SAME_SHOW(&r, "--noheadings", self->u);
+	want[0] = 0;
+	show_line(want, 1, "layer", "ro", "tmpfs", "ucmd-extra");
+	show_line(want, 2, "layer", "rw", "tmpfs", "ucmd-rw");
+	show_line(want, 3, "layer", "ro", variant->fs, self->sys_src);
+	show_line(want, 4, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+
+	EXPECT_SAME_SHOW(&r, "-rn", "-o", "OPTIONS", self->u);
+	EXPECT_STREQ("ro,relatime,union\nrw,relatime,union\n"
+		     "ro,relatime,union\nrw,relatime\n", r.out);
+
+	/* the IDs are mountinfo's, each layer's parent the mount below it */
+	EXPECT_SAME_SHOW(&r, "-rn", "-o", "id,parent", self->u);
+	p = r.out;
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(2, sscanf(p, "%ld %ld\n", &id[i], &parent[i]))
+			TH_LOG("line %d of: %s", i + 1, r.out);
+		p = strchr(p, '\n');
+		ASSERT_NE(NULL, p);
+		p++;
+	}
+	EXPECT_STREQ("", p);
+	top = mnt_id(self->u);
+	base = mnt_id(self->base);
+	tmp = mnt_id("/tmp");
+	EXPECT_EQ(top, id[0]);
+	EXPECT_EQ(id[1], parent[0]);
+	EXPECT_EQ(id[2], parent[1]);
+	EXPECT_EQ(id[3], parent[2]);
+	EXPECT_EQ(base, id[3]);
+	EXPECT_EQ(tmp, parent[3]);
+
+	/* the JSON of the same, as numbers */
+	EXPECT_SAME_SHOW(&r, "-J", "-o", "pos,id,parent", self->u);
+	snprintf(want, sizeof(want),
+		 "{\n  \"dir\": \"%s\",\n  \"layers\": 3,\n  \"stack\": [\n",
+		 self->u);
+	for (i = 0; i < 4; i++) {
+		snprintf(line, sizeof(line),
+			 "    {\"pos\": %d, \"id\": %ld, \"parent\": %ld}%s\n",
+			 i + 1, id[i], parent[i], i < 3 ? "," : "");
+		strcat(want, line);
+	}
+	strcat(want, "  ]\n}\n");
+	EXPECT_STREQ(want, r.out);
+}
+
+/* Blanks, quotes, backslashes in a layer's path: JSON and raw escapes. */
+TEST_F(ucmd, show_escapes)
+{
+	static const char odd[] = "a b\"c\\d\te";
+	char want[8 * PATH_MAX], dir[PATH_MAX];
+	struct result r;
+
+	pjoin(dir, self->base, odd);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	ASSERT_EQ(0, make_file(P(dir, "odd-file"), "odd\n"));
+	ASSERT_RUN(0, &r, "add", dir, self->u);
+	EXPECT_STREQ("odd-file", names(self->u));
+
+	EXPECT_SAME_SHOW(&r, "-J", "-o", "role,source,root", self->u);
+	snprintf(want, sizeof(want),
+		 "{\n  \"dir\": \"%s\",\n  \"layers\": 1,\n  \"stack\": [\n"
+		 "    {\"role\": \"layer\", \"source\": \"ucmd-base[/a b\\\"c\\\\d\\u0009e]\", \"root\": \"/a b\\\"c\\\\d\\u0009e\"},\n"
+		 "    {\"role\": \"covered\", \"source\": \"ucmd-base[/u]\", \"root\": \"/u\"}\n"
+		 "  ]\n}\n", self->u);
+	EXPECT_STREQ(want, r.out);
+
+	EXPECT_SAME_SHOW(&r, "-r", "-o", "role,root", self->u);
+	EXPECT_STREQ("ROLE ROOT\nlayer /a\\x20b\"c\\x5cd\\x09e\ncovered /u\n",
+		     r.out);
+
+	/* the default table prints the path as it is */
+	EXPECT_SAME_SHOW(&r, "-n", "-o", "root", self->u);
+	EXPECT_STREQ("/a b\"c\\d\te\n/u\n", r.out);
+}
+
+/*
+ * With statmount, show needs no /proc/self/mountinfo, except for the SOURCE
+ * column (6.12's statmount has no mount source): /proc covered by an
+ * empty tmpfs, the other columns still come; from mountinfo nothing does.
+ */
+TEST_F(ucmd, show_statmount_reads_no_mountinfo_without_source)
+{
+	char want[8 * PATH_MAX];
+	struct result r;
+
+	ASSERT_RUN(0, &r, "add", self->system, self->u);
+	ASSERT_RUN(0, &r, "add", "-c", self->rw, self->u);
+	ASSERT_EQ(0, mount("no-proc", "/proc", "tmpfs", 0, NULL))
+		TH_LOG("tmpfs on /proc: %m");
+
+	EXPECT_RUN(0, &r, "show", "-o", "pos,role,mode,type,root,options",
+		   self->u);
+	snprintf(want, sizeof(want),
+		 "POS  ROLE     MODE  TYPE   ROOT%*s  OPTIONS\n"
+		 "  1  layer    rw    tmpfs  /%*s  rw,relatime,union\n"
+		 "  2  layer    ro    %-5s  %s  ro,relatime,union\n"
+		 "  3  covered  rw    tmpfs  /u%*s  rw,relatime\n",
+		 (int)strlen(self->sys_root) - 4, "",
+		 (int)strlen(self->sys_root) - 1, "",
+		 variant->fs, self->sys_root,
+		 (int)strlen(self->sys_root) - 2, "");
+	EXPECT_STREQ(want, r.out);
+	EXPECT_STREQ("", r.err);
+
+	/* SOURCE needs mountinfo */
+	EXPECT_RUN(1, &r, "show", self->u);
+	EXPECT_STREQ("union: open /proc/self/mountinfo: No such file or directory\n",
+		     r.err);
+	EXPECT_STREQ("", r.out);
+	/* and without statmount, everything does */
+	set_env("UNION_NO_STATMOUNT=1", NULL);
+	EXPECT_RUN(1, &r, "show", "-o", "pos,role", self->u);
+	set_env(NULL, NULL);
+	EXPECT_STREQ("union: open /proc/self/mountinfo: No such file or directory\n",
+		     r.err);
+	EXPECT_STREQ("", r.out);
+	ASSERT_EQ(0, umount2("/proc", 0)) TH_LOG("umount /proc: %m");
+}
+
+/* Unknown columns and --json with --raw are usage errors. */
+TEST_F(ucmd, show_usage)
+{
+	static const char msg[] = "union: unknown column in -o pos,bogus\nusage: ";
+	struct result r;
+
+	EXPECT_RUN(2, &r, "show", "-o", "pos,bogus", self->u);
+	EXPECT_EQ(0, strncmp(r.err, msg, strlen(msg))) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("", r.out);
+	EXPECT_RUN(2, &r, "show", "-o", "", self->u);
+	EXPECT_RUN(2, &r, "show", "-o", "pos,,role", self->u);
+	EXPECT_RUN(2, &r, "show", "-J", "-r", self->u);
+	EXPECT_RUN(2, &r, "show", "-J", "-n", self->u);
+	EXPECT_RUN(2, &r, "show", "-x", self->u);
+	EXPECT_RUN(2, &r, "show", "-o");
+}
+
+/*
+ * add checks that the kernel made the new mount a union layer and takes
+ * it off if not.  No kernel at hand accepts MOUNT_ATTR_UNION without
+ * making a union layer (one without the series fails the probe with
+ * EINVAL), so UNION_TEST_NO_UNION_ATTR=1 makes union(8) read "not a union
+ * layer" from the real statmount / mountinfo answer: this checks the
+ * undo, not the detection on such a kernel.
+ */
+TEST_F(ucmd, add_undone_when_union_not_reported_simulated)
+{
+	char want[4 * PATH_MAX], before[OUT_MAX];
+	struct result r;
+
+	/* on a plain directory: exit 1, nothing stays mounted */
+	set_env("UNION_TEST_NO_UNION_ATTR=1", NULL);
+	EXPECT_RUN(1, &r, "add", "-c", self->rw, self->u);
+	set_env(NULL, NULL);
+	snprintf(want, sizeof(want),
+		 "union: move_mount onto %s: the new mount is no union layer (statmount reports no MOUNT_ATTR_UNION): the kernel ignored it\n"
+		 "union: %s: the new mount was taken off again\n",
+		 self->u, self->u);
+	EXPECT_STREQ(want, r.err);
+	EXPECT_STREQ("", r.out);
+	EXPECT_STREQ("", names(self->u));
+	ASSERT_RUN(0, &r, "show", self->u);
+	show_head(want, self->u, 0);
+	show_line(want, 1, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_STREQ(want, r.out);
+
+	/* the same answer from mountinfo */
+	set_env("UNION_TEST_NO_UNION_ATTR=1", "UNION_NO_STATMOUNT=1");
+	EXPECT_RUN(1, &r, "add", self->system, self->u);
+	set_env(NULL, NULL);
+	snprintf(want, sizeof(want),
+		 "union: move_mount onto %s: the new mount is no union layer (/proc/self/mountinfo shows no \"union\" option): the kernel ignored it\n"
+		 "union: %s: the new mount was taken off again\n",
+		 self->u, self->u);
+	EXPECT_STREQ(want, r.err);
+	EXPECT_STREQ("", names(self->u));
+	EXPECT_EQ(mnt_id(self->base), mnt_id(self->u));
+
+	/* on a stack, on top and beneath: the stack stays as it was */
+	ASSERT_RUN(0, &r, "add", self->system, self->u);
+	ASSERT_RUN(0, &r, "add", "-c", self->rw, self->u);
+	ASSERT_RUN(0, &r, "show", self->u);
+	strcpy(before, r.out);
+	set_env("UNION_TEST_NO_UNION_ATTR=1", NULL);
+	EXPECT_RUN(1, &r, "add", self->extra, self->u);
+	snprintf(want, sizeof(want),
+		 "union: move_mount onto %s: the new mount is no union layer (statmount reports no MOUNT_ATTR_UNION): the kernel ignored it\n"
+		 "union: %s: the new mount was taken off again\n",
+		 self->u, self->u);
+	EXPECT_STREQ(want, r.err);
+	ASSERT_RUN(0, &r, "show", self->u);
+	EXPECT_STREQ(before, r.out);
+	set_env("UNION_TEST_NO_UNION_ATTR=1", NULL);
+	EXPECT_RUN(1, &r, "add", "-a", self->extra, self->u);
+	set_env(NULL, NULL);
+	snprintf(want, sizeof(want),
+		 "union: move_mount onto %s: the new mount is no union layer (statmount reports no MOUNT_ATTR_UNION): the kernel ignored it\n"
+		 "union: %s: the new mount was taken off again\n"
+		 "union: %s: the union layers taken off were put back\n",
+		 self->u, self->u, self->u);
+	EXPECT_STREQ(want, r.err);
+	ASSERT_RUN(0, &r, "show", self->u);
+	EXPECT_STREQ(before, r.out);
+	EXPECT_STREQ("README bin etc notes shared", names(self->u));
+	EXPECT_STREQ("from rw\n", content(P(self->u, "shared")));
+	/* the top layer is still the writable one */
+	ASSERT_EQ(0, make_file(P(self->u, "new"), "new\n")) TH_LOG("%m");
+	EXPECT_STREQ("new notes shared", names(self->rw));
+
+	/* the check passes on this kernel, from statmount and from mountinfo */
+	set_env("UNION_NO_STATMOUNT=1", NULL);
+	EXPECT_RUN(0, &r, "add", self->extra, self->u);
+	set_env(NULL, NULL);
+	EXPECT_STREQ("", r.err);
+	EXPECT_RUN(0, &r, "add", "-a", self->more, self->u);
+	EXPECT_STREQ("", r.err);
+	EXPECT_STREQ("README bin etc extra-only more-only new notes shared",
+		     names(self->u));
+	ASSERT_RUN(0, &r, "remove", "-a", self->u);
+	EXPECT_STREQ("", names(self->u));
 }
 
 TEST_HARNESS_MAIN
