@@ -3,6 +3,8 @@
 #   make vm          build everything and boot the guest into a shell
 #   make check       build everything and run the whole suite in QEMU
 #   make bench       union vs plain vs overlayfs benchmarks (bench/README.md)
+#   make stress      bounded load on writable unions, debug kernel
+#                    (STRESS_TIME=seconds, default 1200; README "Stress")
 #
 # The kernel work tree and build directories live in $(UNION_CACHE)
 # (default ~/.cache/union-mounts), never in this repository.  Under CI
@@ -16,10 +18,10 @@ export FLAVOUR
 
 .PHONY: all vm check tree reset-tree export series-status checkpatch kernel \
 	userspace vm-run harness-selftest report-selftest clean help deps build-each \
-	bench
+	bench stress
 
 help:
-	@sed -n '2,11p' Makefile
+	@sed -n '2,13p' Makefile
 	@echo "other targets: tree export series-status checkpatch kernel userspace"
 	@echo "               vm-run SCRIPT=file harness-selftest clean"
 
@@ -34,6 +36,9 @@ check: deps report-selftest
 
 bench: deps
 	@$(S)/pipeline.sh bench
+
+stress: deps
+	@$(S)/pipeline.sh stress
 
 vm-run: deps
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh"; exit 2; }

@@ -2,10 +2,10 @@
 # One whole build-and-run step under the machine-wide lock, so that two
 # sessions (or helpers) sharing the machine never interleave a kernel
 # build, an initramfs build and a QEMU run:
-#   pipeline.sh check | vm-run SCRIPT | harness-selftest | vm | bench
+#   pipeline.sh check | vm-run SCRIPT | harness-selftest | vm | bench | stress
 . "$(dirname "$0")/lib.sh"
 
-what=${1:?usage: pipeline.sh check|vm-run SCRIPT|harness-selftest|vm|bench}
+what=${1:?usage: pipeline.sh check|vm-run SCRIPT|harness-selftest|vm|bench|stress}
 shift
 S=$REPO/scripts
 
@@ -38,6 +38,10 @@ locked() {
 	bench)
 		build bench
 		"$S/bench.sh"
+		;;
+	stress)
+		build debug
+		"$S/stress.sh"
 		;;
 	vm-build)
 		build "${FLAVOUR:-debug}"

@@ -1,0 +1,252 @@
+#!/bin/sh
+# The stress driver inside the guest (installed as /stress/run.sh): bounded
+# load on a writable union over a populated read-only lower layer, on each
+# scratch file system, printed as TAP.
+#
+#   run.sh SECONDS [FS...]      FS: tmpfs ext4 xfs btrfs (default all four)
+#
+# SECONDS is the whole budget, shared by the file systems.  For each one,
+# in $UNION_SCRATCH/FS/stress:
+#   lower/  populated by union_stress_tool (about 600 objects: data, modes,
+#           owners, xattrs, symlinks, FIFOs) and fingerprinted (manifest);
+#   upper/  the empty top layer;
+#   mnt/    a bind mount of lower/ with upper/ on it as a writable union
+#           layer (union add -c), where all the load runs.
+# Phases (shares of the budget): stress-ng file system stressors, each with
+# one instance, --verify, temp path mnt/work (a directory of the lower
+# layer) and --fstat-dir mnt/tree (lower names) (40%); four union_fsx runs
+# at once on files of the lower layer, two with mmap (20%); storm, workers
+# racing on lower names while listers read and a changer edits lower/live
+# directly (20%); the same storm started in the union with a second top
+# layer added over it, then both layers lazily unmounted while the workers
+# go on in them (10%); then the union is mounted again, its view checked
+# against its layers (verify), unmounted (which must not be busy), the
+# lower layer's fingerprint compared (live/, changed on purpose, left out)
+# and the kernel log searched for splats.
+#
+# Knobs (environment): STRESS_SEED (default 1; seeds of fsx and storm
+# derive from it), STRESS_NG_SET (full or short: the list of stressors;
+# default full above 300 s per file system), STRESS_KEEP=1 (leave files).
+D=/stress
+PATH=$D:$PATH
+total=${1:-150}
+shift
+FSS=${*:-tmpfs ext4 xfs btrfs}
+S=${UNION_SCRATCH:-/mnt/scratch}
+SEED=${STRESS_SEED:-1}
+nfs=$(echo $FSS | wc -w)
+per=$((total / nfs))
+[ $per -ge 20 ] || per=20
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+lap() { now=$(date +%s); echo "# $fs: $1 took $((now - lap0))s"; lap0=$now; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() {	# description command...: one TAP line for a command's status
+	d=$1; shift
+	if "$@" > /tmp/stress.out 2>&1; then
+		ok "$d"
+		sed 's/^/# /' /tmp/stress.out | tail -5
+	else
+		notok "$d"
+		sed 's/^/# /' /tmp/stress.out | tail -40
+	fi
+}
+
+SHORT="dir dirdeep rename link symlink filename dentry hdd fallocate xattr file-ioctl lockf mmap io utime chown open chmod fstat"
+FULL="$SHORT getdent copy-file fiemap readahead seek sync-file touch inode-flags metamix access flock fpunch fcntl iomix lease dnotify inotify chattr mknod sendfile splice"
+set_=${STRESS_NG_SET:-}
+[ -n "$set_" ] || { [ $per -ge 300 ] && set_=full || set_=short; }
+[ "$set_" = full ] && STRESSORS=$FULL || STRESSORS=$SHORT
+
+echo "# stress: ${total}s over: $FSS (${per}s each), seed $SEED, stress-ng set $set_"
+echo "# kernel $(uname -r), $(nproc) CPUs"
+
+run_stress_ng() {	# fs mnt secs
+	fs=$1 mnt=$2 t=$3
+	if ! command -v stress-ng > /dev/null; then
+		skip "stress-ng on $fs" "stress-ng is not in the initramfs"
+		return
+	fi
+	args=""
+	for s in $STRESSORS; do args="$args --$s 1"; done
+	y=/tmp/stress-ng-$fs.yaml
+	rm -f "$y"
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	timeout -s KILL $((t + 120)) stress-ng $args --timeout "$t" --verify \
+		--temp-path "$mnt/work" --fstat-dir "$mnt/tree" \
+		--hdd-bytes 4M --fallocate-bytes 4M --mmap-bytes 2M \
+		--iomix-bytes 4M --seek-size 4M --readahead-bytes 4M \
+		--sync-file-bytes 4M --copy-file-bytes 128M --dirdeep-inodes 2000 \
+		--metrics-brief --yaml "$y" > /tmp/stress-ng.log 2>&1
+	rc=$?
+	echo "# stress-ng on $fs: exit $rc after $(( $(date +%s) - start ))s"
+	grep -iE 'fail|error|skipp|not implemented|not supported|warn' /tmp/stress-ng.log |
+		head -20 | sed 's/^/# /'
+	case $rc in
+	0) ok "stress-ng on $fs: exit 0" ;;
+	*) notok "stress-ng on $fs: exit $rc"; tail -30 /tmp/stress-ng.log | sed 's/^/# /' ;;
+	esac
+	# every stressor must have run: its metrics, with bogo ops
+	total_ops=0
+	for s in $STRESSORS; do
+		ops=$(awk -v s="$s" '$1 == "-" && $2 == "stressor:" { cur = $3 }
+			cur == s && $1 == "bogo-ops:" { print $2; exit }' "$y" 2>/dev/null)
+		why=$(grep -E "\] $s: .*(skipp|not supported|not implemented)" /tmp/stress-ng.log | head -1 | sed 's/.*\] //')
+		if [ -n "$ops" ] && [ "$ops" -gt 0 ]; then
+			ok "stress-ng --$s on $fs: $ops bogo ops"
+			total_ops=$((total_ops + ops))
+		elif [ -n "$why" ]; then
+			skip "stress-ng --$s on $fs" "$why"
+		else
+			notok "stress-ng --$s on $fs: no bogo ops (${ops:-no metrics})"
+		fi
+	done
+	echo "# stress-ng on $fs: $total_ops bogo ops in all"
+}
+
+run_fsx() {	# fs mnt lower secs
+	fs=$1 mnt=$2 lower=$3 t=$4
+	pids=""
+	for i in 0 1 2 3; do
+		m=""; [ $((i % 2)) = 1 ] && m=-m
+		union_fsx -s $((SEED * 100 + i)) -t "$t" $m -l 131072 \
+			-L "$lower/fsx/f$i" "$mnt/fsx/f$i" > /tmp/fsx-$i.log 2>&1 &
+		pids="$pids $!"
+	done
+	i=0
+	for p in $pids; do
+		if wait "$p"; then
+			ok "fsx f$i on $fs$( [ $((i % 2)) = 1 ] && echo ' (mmap)'): $(tail -1 /tmp/fsx-$i.log | sed 's/^fsx: ok //')"
+		else
+			notok "fsx f$i on $fs (file starts in the lower layer)"
+			tail -80 /tmp/fsx-$i.log | sed 's/^/# /'
+		fi
+		i=$((i + 1))
+	done
+}
+
+# the storm with a second top layer stacked on and both layers taken off
+# lazily while the workers go on in them (relative paths from their cwd)
+run_detach() {	# fs mnt upper lower secs
+	fs=$1 mnt=$2 up=$3 lower=$4 t=$5
+	half=$((t / 2)); [ $half -ge 2 ] || half=2
+	(cd "$mnt" && exec union_stress_tool storm . $((half * 2)) 2 $((SEED + 7))) > /tmp/det1.log 2>&1 &
+	p1=$!
+	extra=$(dirname "$up")/extra
+	rm -rf "$extra"; mkdir -p "$extra"
+	sleep 1
+	if ! union add -c "$extra" "$mnt" > /tmp/det-add.log 2>&1; then
+		notok "union add of a second top layer on $fs while workers run"
+		sed 's/^/# /' /tmp/det-add.log
+	else
+		ok "union add of a second top layer on $fs while workers run"
+	fi
+	(cd "$mnt" && exec union_stress_tool storm . "$half" 2 $((SEED + 8))) > /tmp/det2.log 2>&1 &
+	p2=$!
+	sleep $((half / 2 + 1))
+	# the workers' cwd is in these layers: lazily, both of them
+	if umount -l "$mnt" && umount -l "$mnt"; then
+		ok "lazy unmount of both layers on $fs while workers are inside"
+	else
+		notok "lazy unmount of both layers on $fs while workers are inside"
+	fi
+	r1=0; r2=0
+	wait $p1 || r1=$?
+	wait $p2 || r2=$?
+	if [ $r1 = 0 ] && [ $r2 = 0 ]; then
+		ok "storm in unmounted layers on $fs: $(grep -h '^storm: seed' /tmp/det1.log /tmp/det2.log | sed 's/.*workers, //' | tr '\n' ' ')"
+	else
+		notok "storm in unmounted layers on $fs"
+		sed 's/^/# /' /tmp/det1.log /tmp/det2.log | tail -20
+	fi
+	rm -rf "$extra"
+}
+
+one_fs() {	# fs
+	fs=$1
+	base=$S/$fs/stress
+	if ! grep -q " $S/$fs " /proc/mounts; then
+		skip "stress on $fs" "no scratch file system at $S/$fs"
+		return
+	fi
+	fs_start=$(date +%s)
+	lap0=$fs_start
+	rm -rf "$base"
+	mkdir -p "$base/upper" "$base/mnt"
+	lower=$base/lower upper=$base/upper mnt=$base/mnt
+	check "populate the lower layer on $fs" union_stress_tool populate "$lower" "$SEED" || true
+	union_stress_tool manifest "$lower" live > /tmp/manifest-before
+	echo "# lower layer: $(wc -l < /tmp/manifest-before) objects, $(du -sk "$lower" | cut -f1) KiB"
+	if ! mount --bind "$lower" "$mnt" || ! union add -c "$upper" "$mnt" > /tmp/add.log 2>&1; then
+		notok "writable union on $fs"
+		sed 's/^/# /' /tmp/add.log
+		return
+	fi
+	ok "writable union on $fs: $(union show "$mnt" 2>/dev/null | tr '\n' ' ')"
+	lap "populate, fingerprint, mount"
+
+	t_ng=$((per * 40 / 100)); t_fsx=$((per * 20 / 100))
+	t_storm=$((per * 20 / 100)); t_det=$((per * 10 / 100))
+	[ $t_fsx -ge 3 ] || t_fsx=3
+	[ $t_storm -ge 3 ] || t_storm=3
+	[ $t_det -ge 4 ] || t_det=4
+	[ $t_ng -ge 5 ] || t_ng=5
+
+	run_stress_ng "$fs" "$mnt" "$t_ng"
+	lap stress-ng
+	run_fsx "$fs" "$mnt" "$lower" "$t_fsx"
+	lap fsx
+	check "storm on $fs: racing changes of lower names, listers, lower layer changed directly" \
+		union_stress_tool storm "$mnt" "$t_storm" 3 "$SEED" "$lower/live"
+	lap storm
+	check "union view on $fs matches its layers after the load" \
+		union_stress_tool verify "$mnt" "$upper" "$lower"
+	lap verify
+	run_detach "$fs" "$mnt" "$upper" "$lower" "$t_det"
+	lap "storm with add and lazy unmounts"
+
+	# mounted again: the layers as the detached workers left them; only
+	# the bind mount of lower/ is left on mnt/
+	if [ "$(grep -c " $mnt " /proc/mounts)" != 1 ]; then
+		notok "only the bind mount of lower/ on $fs after the lazy unmounts"
+		grep " $mnt " /proc/mounts | sed 's/^/# /'
+	fi
+	if union add -c "$upper" "$mnt" > /tmp/add.log 2>&1; then
+		check "union view on $fs matches its layers after the detached workers" \
+			union_stress_tool verify "$mnt" "$upper" "$lower"
+		check "unmount of the union on $fs (not busy)" union remove "$mnt"
+		umount "$mnt" || notok "unmount of the bind mount of lower/ on $fs"
+	else
+		notok "writable union on $fs, mounted again"
+		sed 's/^/# /' /tmp/add.log
+	fi
+	lap "verify, unmount"
+	union_stress_tool manifest "$lower" live > /tmp/manifest-after
+	if cmp -s /tmp/manifest-before /tmp/manifest-after; then
+		ok "lower layer on $fs unchanged ($(wc -l < /tmp/manifest-after) objects: contents, modes, owners, times, xattrs)"
+	else
+		notok "lower layer on $fs changed by the union"
+		diff /tmp/manifest-before /tmp/manifest-after | head -30 | sed 's/^/# /'
+	fi
+	echo "# top layer on $fs: $(find "$upper" | wc -l) objects, $(du -sk "$upper" | cut -f1) KiB"
+	if dmesg | grep -qE -f $D/splats.re; then
+		notok "no kernel splat after the load on $fs"
+		dmesg | grep -E -f $D/splats.re | head -20 | sed 's/^/# /'
+	else
+		ok "no kernel splat after the load on $fs"
+	fi
+	[ "${STRESS_KEEP:-0}" = 1 ] || rm -rf "$base"
+	echo "# $fs: $(( $(date +%s) - fs_start ))s"
+}
+
+start=$(date +%s)
+for fs in $FSS; do
+	one_fs "$fs"
+done
+echo "# stress: $(( $(date +%s) - start ))s in all, $failed failed"
+echo "1..$n"
+[ $failed = 0 ]
