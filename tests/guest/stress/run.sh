@@ -56,7 +56,7 @@ check() {	# description command...: one TAP line for a command's status
 }
 
 SHORT="dir dirdeep rename link symlink filename dentry hdd fallocate xattr file-ioctl lockf mmap io utime chown open chmod fstat"
-FULL="$SHORT getdent copy-file fiemap readahead seek sync-file touch inode-flags metamix access flock fpunch fcntl iomix lease dnotify inotify chattr mknod sendfile splice"
+FULL="$SHORT getdent copy-file fiemap readahead seek sync-file touch inode-flags access flock fpunch fcntl iomix lease dnotify inotify chattr mknod sendfile splice"
 set_=${STRESS_NG_SET:-}
 [ -n "$set_" ] || { [ $per -ge 300 ] && set_=full || set_=short; }
 [ "$set_" = full ] && STRESSORS=$FULL || STRESSORS=$SHORT
