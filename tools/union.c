@@ -3,7 +3,7 @@
  * union - stack directories as union layers (Linux union mounts)
  *
  *   union add [-b | -a] [-c | -r] LAYER DIR
- *   union show [-J | -r] [-n] [-o LIST] DIR
+ *   union show [-J | -r] [-n] [-o LIST] DIR | -A
  *   union remove [-a] [-l] DIR
  *   union probe
  *
@@ -75,7 +75,13 @@
  *   or with UNION_NO_STATMOUNT=1 in the environment:
  *	statx(DIR, STATX_MNT_ID)		the old mount ID
  *	read /proc/self/mountinfo		the same walk over its lines
- *   Both give the same output, byte for byte.
+ *   Both give the same output, byte for byte, but for FUSE: mountinfo's
+ *   type is "fuse.SUBTYPE", 6.12's statmount has no subtype.
+ *
+ * show --all
+ *	listmount(LSMT_ROOT), statmount(each)	the mount points of every
+ *						union layer (or mountinfo)
+ *	show of each, sorted by path
  *
  * remove [-a] [-l] DIR
  *	statx(DIR), read /proc/self/mountinfo	the top mount must be a layer
@@ -187,6 +193,12 @@ struct statmount {
 #ifndef __NR_statmount
 #define __NR_statmount		457
 #endif
+#ifndef __NR_listmount
+#define __NR_listmount		458
+#endif
+#ifndef LSMT_ROOT
+#define LSMT_ROOT		0xffffffffffffffffULL
+#endif
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -231,7 +243,7 @@ static void fail(const char *step, const char *path)
 
 static const char synopsis[] =
 "usage: union add [-b | -a] [-c | -r] LAYER DIR\n"
-"       union show [-J | -r] [-n] [-o LIST] DIR\n"
+"       union show [-J | -r] [-n] [-o LIST] DIR | -A\n"
 "       union remove [-a] [-l] DIR\n"
 "       union probe\n";
 
@@ -246,6 +258,7 @@ static void usage(void)
 "                   new names made in DIR go into LAYER\n"
 "  -r, --read-only  the new layer is read-only (the default)\n"
 "show     list DIR's union layers top to bottom, then the covered directory\n"
+"  -A, --all        every directory with union layers, by path\n"
 "  -J, --json       JSON: {\"dir\", \"layers\", \"stack\": [{column: value}]}\n"
 "  -o, --output LIST  only the columns in LIST (comma-separated; +LIST adds\n"
 "                   to the default POS,ROLE,MODE,TYPE,SOURCE), no title\n"
@@ -256,7 +269,7 @@ static void usage(void)
 "  -l, --lazy       detach busy layers (umount2 MNT_DETACH)\n"
 "probe    tell whether the kernel has union mounts\n"
 "\n"
-"Columns of show: POS ROLE MODE TYPE SOURCE ROOT TARGET ID PARENT OPTIONS.\n"
+"Columns of show: POS ROLE MODE TYPE SOURCE ROOT TARGET ID PARENT OPTIONS DIR.\n"
 "Exit status: 0 done, 1 failed, 2 usage error.  See union(8).\n");
 }
 
@@ -797,7 +810,7 @@ out_free:
 
 enum {
 	COL_POS, COL_ROLE, COL_MODE, COL_TYPE, COL_SOURCE, COL_ROOT,
-	COL_TARGET, COL_ID, COL_PARENT, COL_OPTIONS, NCOLS
+	COL_TARGET, COL_ID, COL_PARENT, COL_OPTIONS, COL_DIR, NCOLS
 };
 
 static const struct column {
@@ -820,6 +833,7 @@ static const struct column {
 	[COL_PARENT] = { "PARENT", "parent", 0, true, "parent mount ID" },
 	[COL_OPTIONS] = { "OPTIONS", "options", 0, false,
 			  "per-mount options, as mountinfo" },
+	[COL_DIR] = { "DIR", "dir", 0, false, "the directory shown" },
 };
 
 static const int default_cols[] = {
@@ -830,6 +844,8 @@ static const int default_cols[] = {
 #define SHOW_RAW	0x2	/* --raw */
 #define SHOW_NOHEAD	0x4	/* --noheadings */
 #define SHOW_COLS	0x8	/* --output: a plain table, no title */
+#define SHOW_ALL	0x10	/* --all: every directory with union layers */
+#define SHOW_MORE	0x20	/* --all: not the first stack printed */
 
 struct show_opts {
 	unsigned int flags;
@@ -915,6 +931,9 @@ static void cell(char *buf, size_t size, const struct stack *st, size_t pos,
 	case COL_OPTIONS:
 		snprintf(buf, size, "%s", m->opts);
 		break;
+	case COL_DIR:
+		snprintf(buf, size, "%s", st->path);
+		break;
 	}
 }
 
@@ -957,6 +976,8 @@ static int show_json(const struct stack *st, const struct show_opts *so)
 
 	if (!v)
 		return -1;
+	if (so->flags & SHOW_MORE)
+		printf(",\n");
 	printf("{\n  \"dir\": ");
 	put_json_str(st->path);
 	printf(",\n  \"layers\": %zu,\n  \"stack\": [\n", st->nlayers);
@@ -974,7 +995,7 @@ static int show_json(const struct stack *st, const struct show_opts *so)
 		}
 		printf("}%s\n", pos <= st->nlayers ? "," : "");
 	}
-	printf("  ]\n}\n");
+	printf("  ]\n}%s", so->flags & SHOW_ALL ? "" : "\n");
 	free(v);
 	return 0;
 }
@@ -989,6 +1010,8 @@ static int show_table(const struct stack *st, const struct show_opts *so)
 
 	if (!v)
 		return -1;
+	if ((so->flags & SHOW_MORE) && !(so->flags & SHOW_NOHEAD))
+		putchar('\n');
 	/* widths: the widest value or header, at least minw by default */
 	for (i = 0; i < so->ncols; i++) {
 		int c = so->cols[i];
@@ -1047,18 +1070,11 @@ static bool wants_source(const struct show_opts *so)
 	return false;
 }
 
-static int cmd_show(const char *dir, struct show_opts *so)
+static int show_one(const char *dir, const struct show_opts *so)
 {
 	struct stack st;
 	int ret;
 
-	if (!so->ncols) {
-		memcpy(so->cols, default_cols, sizeof(default_cols));
-		so->ncols = ARRAY_SIZE(default_cols);
-		if (so->flags & SHOW_JSON)
-			for (so->ncols = 0; so->ncols < NCOLS; so->ncols++)
-				so->cols[so->ncols] = so->ncols;
-	}
 	if (read_stack(dir, &st))
 		return 1;
 	if (wants_source(so) && stack_sources(&st)) {
@@ -1075,6 +1091,125 @@ static int cmd_show(const char *dir, struct show_opts *so)
 		return 1;
 	}
 	return 0;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The mount points of every union layer in this mount namespace, sorted,
+ * each once: listmount(2) of every mount and statmount(2) of each, or
+ * /proc/self/mountinfo.  NULL-terminated, in @t's strings.
+ */
+static char **union_dirs(struct mtable *t)
+{
+	__u64 ids[256], last = 0;
+	char **dirs = NULL;
+	size_t i, j, n = 0;
+	ssize_t got;
+
+	memset(t, 0, sizeof(*t));
+	if (statmount_disabled()) {
+		errno = ENOSYS;
+		got = -1;
+	} else {
+		do {
+			struct mnt_id_req req = {
+				.size = MNT_ID_REQ_SIZE_VER0,
+				.mnt_id = LSMT_ROOT,
+				.param = last,
+			};
+
+			got = syscall(__NR_listmount, &req, ids,
+				      ARRAY_SIZE(ids), 0);
+			for (i = 0; got > 0 && i < (size_t)got; i++) {
+				struct minfo *mi = statmount_minfo(ids[i]);
+
+				/* gone since listmount: not shown */
+				if (!mi && errno == ENOENT)
+					continue;
+				if (!mi || add_minfo(t, mi)) {
+					fail("statmount", "a mount of listmount");
+					goto out_free;
+				}
+			}
+			if (got > 0)
+				last = ids[got - 1];
+		} while (got == (ssize_t)ARRAY_SIZE(ids));
+	}
+	if (got < 0 && errno != ENOSYS) {
+		fail("listmount", "the mount namespace");
+		goto out_free;
+	}
+	if (got < 0 && read_mountinfo(t))
+		return NULL;
+	dirs = calloc(t->n + 1, sizeof(*dirs));
+	if (!dirs) {
+		fail("list", "the union layers");
+		goto out_free;
+	}
+	for (i = 0; i < t->n; i++)
+		if (t->m[i]->is_union && *t->m[i]->mpoint)	/* "": unreachable */
+			dirs[n++] = t->m[i]->mpoint;
+	qsort(dirs, n, sizeof(*dirs), cmp_path);
+	for (i = 0, j = 0; i < n; i++)
+		if (!j || strcmp(dirs[i], dirs[j - 1]))
+			dirs[j++] = dirs[i];
+	dirs[j] = NULL;
+	return dirs;
+
+out_free:
+	free_mtable(t);
+	return NULL;
+}
+
+/* show --all: each directory with union layers, sorted by path. */
+static int show_all(struct show_opts *so)
+{
+	struct mtable t;
+	char **dirs;
+	int rc = 0;
+	size_t i;
+
+	dirs = union_dirs(&t);
+	if (!dirs)
+		return 1;
+	so->flags |= SHOW_ALL;
+	if (so->flags & SHOW_JSON)
+		printf("[");
+	for (i = 0; dirs[i]; i++) {
+		if ((so->flags & SHOW_JSON) && !i)
+			printf("\n");
+		if (show_one(dirs[i], so))
+			rc = 1;
+		else
+			so->flags |= SHOW_MORE;
+	}
+	if (so->flags & SHOW_JSON)
+		printf("%s]\n", i ? "\n" : "");
+	free(dirs);
+	free_mtable(&t);
+	if (fflush(stdout) || ferror(stdout)) {
+		fail("write", "standard output");
+		return 1;
+	}
+	return rc;
+}
+
+static int cmd_show(const char *dir, struct show_opts *so)
+{
+	if (!so->ncols) {
+		memcpy(so->cols, default_cols, sizeof(default_cols));
+		so->ncols = ARRAY_SIZE(default_cols);
+		if (so->flags & SHOW_JSON)
+			for (so->ncols = 0; so->ncols < COL_DIR; so->ncols++)
+				so->cols[so->ncols] = so->ncols;
+	}
+	if (!dir)
+		return show_all(so);
+	return show_one(dir, so);
 }
 
 /* --- Checking that the kernel made a union layer ------------------------- */
@@ -1483,6 +1618,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	static const struct option show_opts[] = {
+		{ "all",	no_argument, NULL, 'A' },
 		{ "json",	no_argument, NULL, 'J' },
 		{ "output",	required_argument, NULL, 'o' },
 		{ "noheadings",	no_argument, NULL, 'n' },
@@ -1560,8 +1696,11 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "show")) {
 		struct show_opts so = { 0 };
 
-		while ((c = getopt_long(argc, argv, "Jo:nrh", show_opts, NULL)) != -1) {
+		while ((c = getopt_long(argc, argv, "AJo:nrh", show_opts, NULL)) != -1) {
 			switch (c) {
+			case 'A':
+				so.flags |= SHOW_ALL;
+				break;
 			case 'J':
 				so.flags |= SHOW_JSON;
 				break;
@@ -1585,6 +1724,10 @@ int main(int argc, char **argv)
 		}
 		if ((so.flags & SHOW_JSON) && (so.flags & (SHOW_RAW | SHOW_NOHEAD)))
 			return usage_error("%s", "--json goes with neither --raw nor --noheadings");
+		if ((so.flags & SHOW_ALL) && argc != optind)
+			return usage_error("%s", "show --all takes no DIR");
+		if (so.flags & SHOW_ALL)
+			return cmd_show(NULL, &so);
 		if (argc - optind != 1)
 			return usage_error("%s", "show takes DIR");
 		return cmd_show(argv[optind], &so);

@@ -1122,4 +1122,71 @@ TEST_F(ucmd, add_undone_when_union_not_reported_simulated)
 	EXPECT_STREQ("", names(self->u));
 }
 
+/*
+ * show --all: every directory with union layers, from listmount(2) and
+ * statmount(2) or from mountinfo, sorted by path, the same both ways.
+ * Only the lines of this test's directories are checked: the guest may
+ * have unions of its own.
+ */
+TEST_F(ucmd, show_all)
+{
+	char want[10 * PATH_MAX], got[10 * PATH_MAX], tmp[2 * PATH_MAX];
+	char *line, *save = NULL;
+	struct result r;
+
+	ASSERT_RUN(0, &r, "add", self->system, self->u);
+	ASSERT_RUN(0, &r, "add", "-c", self->rw, self->u);
+	ASSERT_RUN(0, &r, "add", "-a", self->extra, self->system);
+
+	EXPECT_SAME_SHOW(&r, "-A", "-r", "-n", "-o", "dir,pos,role,source");
+	got[0] = 0;
+	for (line = strtok_r(r.out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, self->base, strlen(self->base)))
+			continue;
+		strcat(got, line);
+		strcat(got, "\n");
+	}
+	snprintf(want, sizeof(want),
+		 "%s 1 layer %s\n%s 2 layer ucmd-extra\n%s 3 covered %s\n"
+		 "%s 1 layer ucmd-rw\n%s 2 layer %s\n%s 3 covered ucmd-base[/u]\n",
+		 self->system, self->sys_src, self->system, self->system,
+		 self->sys_src, self->u, self->u, self->sys_src, self->u);
+	EXPECT_STREQ(want, got);
+
+	/* the default table: a block per directory, a blank line between */
+	EXPECT_SAME_SHOW(&r, "--all");
+	show_head(want, self->system, 2);
+	show_line(want, 1, "layer", "ro", variant->fs, self->sys_src);
+	show_line(want, 2, "layer", "ro", "tmpfs", "ucmd-extra");
+	show_line(want, 3, "covered", "ro", variant->fs, self->sys_src);
+	strcat(want, "\n");
+	show_head(tmp, self->u, 2);
+	strcat(want, tmp);
+	show_line(want, 1, "layer", "rw", "tmpfs", "ucmd-rw");
+	show_line(want, 2, "layer", "ro", variant->fs, self->sys_src);
+	show_line(want, 3, "covered", "rw", "tmpfs", self->u_src);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("%s", r.out);
+
+	/* JSON: an array of the objects show -J DIR prints */
+	EXPECT_SAME_SHOW(&r, "-A", "-J", "-o", "pos,role");
+	snprintf(want, sizeof(want),
+		 "{\n  \"dir\": \"%s\",\n  \"layers\": 2,\n  \"stack\": [\n"
+		 "    {\"pos\": 1, \"role\": \"layer\"},\n"
+		 "    {\"pos\": 2, \"role\": \"layer\"},\n"
+		 "    {\"pos\": 3, \"role\": \"covered\"}\n  ]\n},\n"
+		 "{\n  \"dir\": \"%s\",\n  \"layers\": 2,\n  \"stack\": [\n"
+		 "    {\"pos\": 1, \"role\": \"layer\"},\n"
+		 "    {\"pos\": 2, \"role\": \"layer\"},\n"
+		 "    {\"pos\": 3, \"role\": \"covered\"}\n  ]\n}",
+		 self->system, self->u);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("%s", r.out);
+	EXPECT_EQ(0, strncmp(r.out, "[\n{\n  \"dir\": ", 13)) TH_LOG("%s", r.out);
+	EXPECT_STREQ("}\n]\n", r.out + strlen(r.out) - 4);
+
+	EXPECT_RUN(2, &r, "show", "-A", self->u);
+	EXPECT_EQ(0, strncmp(r.err, "union: show --all takes no DIR\n", 31))
+		TH_LOG("stderr: %s", r.err);
+}
+
 TEST_HARNESS_MAIN
