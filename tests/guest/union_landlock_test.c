@@ -167,38 +167,12 @@ static int sandboxed_op(__u64 handled, const char *allow, enum ll_op op,
 
 /*
  * Sandbox a child that may remove only beneath @allow (none if NULL),
- * run @op on @path in it, and return its errno (0 on success).
+ * remove @path in it (rmdir if @isdir), and return its errno (0 on success).
  */
 static int sandboxed(const char *allow, const char *path, int isdir)
 {
-	struct landlock_ruleset_attr ra = { .handled_access_fs = RM_ACCESS };
-	struct landlock_path_beneath_attr pb = { .allowed_access = RM_ACCESS };
-	int status, rs, ret;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		rs = syscall(__NR_landlock_create_ruleset, &ra, sizeof(ra), 0);
-		if (rs < 0)
-			_exit(200);
-		if (allow) {
-			pb.parent_fd = open(allow, O_PATH | O_CLOEXEC);
-			if (pb.parent_fd < 0 ||
-			    syscall(__NR_landlock_add_rule, rs,
-				    LANDLOCK_RULE_PATH_BENEATH, &pb, 0))
-				_exit(201);
-		}
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    syscall(__NR_landlock_restrict_self, rs, 0))
-			_exit(202);
-		ret = isdir ? rmdir(path) : unlink(path);
-		_exit(ret ? errno : 0);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return sandboxed_op(RM_ACCESS, allow, isdir ? LL_RMDIR : LL_UNLINK,
+			    path);
 }
 
 static int on_top(int upper_fd, const char *name)
