@@ -18,12 +18,13 @@ export FLAVOUR
 
 .PHONY: all vm check tree reset-tree export series-status checkpatch kernel \
 	userspace vm-run harness-selftest report-selftest clean help deps build-each \
-	bench stress
+	bench stress util-linux util-linux-export util-linux-reset
 
 help:
 	@sed -n '2,13p' Makefile
 	@echo "other targets: tree export series-status checkpatch kernel userspace"
 	@echo "               vm-run SCRIPT=file harness-selftest clean"
+	@echo "               util-linux util-linux-export util-linux-reset"
 
 deps:
 	@$(S)/deps.sh
@@ -72,6 +73,18 @@ kernel: tree
 
 userspace: kernel
 	@$(S)/lock.sh $(S)/build-userspace.sh
+
+# The util-linux series (patches/util-linux/, README "mount(8), fstab and
+# findmnt"): build the static mount, umount, findmnt (build-userspace does
+# it too), rewrite the patches from the work tree, or reset the tree.
+util-linux: deps
+	@$(S)/lock.sh $(S)/util-linux.sh build
+
+util-linux-export:
+	@$(S)/util-linux.sh export
+
+util-linux-reset: deps
+	@$(S)/util-linux.sh reset
 
 build-each: tree
 	@$(S)/lock.sh $(S)/build-each.sh

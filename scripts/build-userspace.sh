@@ -12,6 +12,10 @@
 
 [ -d "$OUT/uapi-include/linux" ] || die "no uapi headers: build the kernel first"
 need_pkgs busybox-static cpio
+# mount(8), umount(8) and findmnt(8) that know union layers: util-linux
+# with patches/util-linux/ (scripts/util-linux.sh; cached, rebuilt when the
+# series changes)
+"$REPO/scripts/util-linux.sh" build
 CC=${CC:-gcc}
 # -Wno-clobbered: kselftest_harness.h's TEST_F() keeps locals across its
 # setjmp(), which gcc warns about in every test; the harness is upstream's.
@@ -68,6 +72,11 @@ R=$OUT/initramfs
 rm -rf "$R"
 mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,mnt,run,root,etc,srv,tests}
 cp /bin/busybox "$R/bin/busybox"
+# util-linux's mount and umount take the place of busybox's applets in
+# /bin (what exec's /bin/mount or searches PATH gets them: the tests, the
+# login shell through /etc/profile below); findmnt is util-linux's only
+cp "$OUT/util-linux/mount" "$OUT/util-linux/umount" "$R/bin/"
+cp "$OUT/util-linux/findmnt" "$R/usr/bin/"
 for a in $(/bin/busybox --list-full); do
 	[ -e "$R/$a" ] || ln -s /bin/busybox "$R/$a"
 done
@@ -78,6 +87,12 @@ cp "$TOOLS"/* "$R/usr/bin/" 2>/dev/null || true
 mkdir -p "$R/bench"
 cp "$BENCH"/* "$R/bench/" 2>/dev/null || true
 [ ! -f "$REPO/bench/run-guest.sh" ] || cp "$REPO/bench/run-guest.sh" "$R/bench/run.sh"
+# busybox sh runs its own applets before it looks at PATH: the login
+# shell's mount and umount are util-linux's (scripts: /bin/mount, /bin/umount)
+cat >> "$R/etc/profile" <<'PROFILE'
+mount() { /bin/mount "$@"; }
+umount() { /bin/umount "$@"; }
+PROFILE
 # A real system's users and modes: tests drop to uid 1000/1001 with
 # setresuid() and must reach / and /tmp as any user would.
 cat > "$R/etc/passwd" <<'PASSWD'
