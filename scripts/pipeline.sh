@@ -26,6 +26,7 @@ locked() {
 		# the series must build with the option off, its default
 		"$S/build-nounion.sh"
 		"$S/check.sh"
+		"$S/union-root-test.sh"	# two boots on a union root (README "Union root")
 		;;
 	vm-run)
 		build "${FLAVOUR:-debug}"

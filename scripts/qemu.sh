@@ -7,6 +7,9 @@
 #                            print its output, exit with its status
 #   qemu.sh vm               interactive shell on the serial console
 #
+# UNION_ROOT_IMG=IMAGE (any mode): boot on a union root, IMAGE read-only
+# as /dev/vdd with a tmpfs layer on top (README "Union root").
+#
 # The kernel console always goes to out/<mode>-console.log; test and
 # script output travels on the second serial port (out/<mode>-ttyS1.log),
 # so kernel messages never interleave with TAP.
@@ -70,6 +73,9 @@ if grep -q '^flavour=debug' "$KINFO" 2>/dev/null; then
 	APPEND="$APPEND sysctl.kernel.hung_task_timeout_secs=600"
 fi
 APPEND="$APPEND ${UNION_APPEND:-}"
+# A union root (README "Union root"): UNION_ROOT_IMG, the read-only system
+# image (scripts/build-union-root.sh), is the fourth disk, /dev/vdd.
+[ -z "${UNION_ROOT_IMG:-}" ] || APPEND="$APPEND union.root=/dev/vdd"
 
 # q35: its ACPI tables route PCI interrupts with a static _PRT package.
 # The default i440fx machine computes _PRT in an AML While loop, which
@@ -82,6 +88,10 @@ QEMU=(qemu-system-x86_64 -machine "${QEMU_MACHINE:-q35}" -accel "$ACCEL" -cpu ma
 for d in ext4 xfs btrfs; do
 	QEMU+=(-drive "file=$D/$d.img,if=virtio,format=raw,cache=unsafe")
 done
+if [ -n "${UNION_ROOT_IMG:-}" ]; then
+	[ -f "$UNION_ROOT_IMG" ] || die "no union root image $UNION_ROOT_IMG"
+	QEMU+=(-drive "file=$UNION_ROOT_IMG,if=virtio,format=raw,readonly=on")
+fi
 
 msg "$(grep -h '^source=' "$KINFO" | cut -d= -f2-) [$(grep -h '^flavour=' "$KINFO" | cut -d= -f2)]"
 

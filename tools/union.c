@@ -672,12 +672,13 @@ static int stack_sources(struct stack *st)
 		for (j = 0; j < mt.n && mt.m[j]->id != m->id; j++)
 			;
 		if (j == mt.n) {
-			errno = ENOENT;
-			fprintf(stderr,
-				"%s: mount %d (%s) is not in /proc/self/mountinfo\n",
-				prog, m->id, m->mpoint);
-			free_mtable(&mt);
-			return -1;
+			/*
+			 * A mount outside the caller's root has no line: the
+			 * image covered by the layer of a union root (README
+			 * "Union root") is below the root it was moved under.
+			 */
+			m->source = "-";
+			continue;
 		}
 		m->sbuf = strdup(mt.m[j]->source);
 		if (!m->sbuf) {
