@@ -117,4 +117,5 @@ chmod 1777 "$R/tmp"
 chmod 0644 "$R/etc/passwd" "$R/etc/group"
 (cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$OUT/initrd.cpio"
 "$REPO/scripts/build-stress.sh"	# appends /stress and stress-ng (README: Stress)
+"$REPO/scripts/build-realtools.sh"	# appends /opt/real: git, tar, dpkg, rsync (README)
 msg "out/initrd.cpio: $(ls "$T" | wc -l) test programs, $(du -h "$OUT/initrd.cpio" | cut -f1)"
