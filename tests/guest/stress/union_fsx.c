@@ -23,6 +23,9 @@
  *
  * On a mismatch the seed, the operation number, the first differing offset
  * and the last 64 operations are printed and the exit status is 1.
+ * -t SECONDS ends the run after that time, but never before the first
+ * change (the copy-up, after 10-159 reads) and 32 operations after it,
+ * however slow the machine: the work is counted, not only the time.
  * Operations that the file system refuses with EOPNOTSUPP (a fallocate
  * mode) are dropped from the rest of the run and counted.
  * The last line is "fsx: ok SEED OPS ops (counts per operation)".
@@ -451,7 +454,8 @@ int main(int argc, char **argv)
 		counts[op]++;
 		do_op(op);
 		check_all(fd, opname[op]);
-		if (secs && !(opno & 15)) {
+		/* -t stops a run only past its copy-up and 32 more operations */
+		if (secs && opno > ro_ops + 32 && !(opno & 15)) {
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if ((unsigned long long)(t.tv_sec - t0.tv_sec) >= secs)
 				break;

@@ -17,7 +17,7 @@
  *                            target), the lower one's elsewhere, no whiteout,
  *                            nothing from below an opaque directory or a
  *                            non-directory; prints "verify: N names"
- *   storm DIR SECONDS PROCS SEED [LOWER_LIVE]
+ *   storm [-r READY] [-d DETACHED] DIR SECONDS PROCS SEED [LOWER_LIVE]
  *                            PROCS workers do random first writes, truncates,
  *                            chmod/chown/utimes/xattrs, link, rename,
  *                            unlink, mkdir, rmdir, symlink on names of
@@ -29,6 +29,25 @@
  *                            workers use through DIR/live.  An errno that a
  *                            file system gives for such races is counted;
  *                            any other fails.  Prints operation counts.
+ *                            Every process does at least one round of 32
+ *                            operations, however slow the machine.
+ *                            -r: create the file READY once the workers
+ *                            are forked (their cwd is fixed by then).
+ *                            -d: the driver creates the file DETACHED just
+ *                            before it lazily unmounts the union layers the
+ *                            workers are in.  From then on (never before)
+ *                            EROFS is an expected answer to a change of a
+ *                            name: the lower views of the workers' paths
+ *                            are no longer part of a union, and a copy-up
+ *                            there fails with EROFS (union_copy_up(),
+ *                            "not part of one any more").  The workers go
+ *                            on until DETACHED has been there for 2 s as
+ *                            well as for SECONDS (at most 120 s longer),
+ *                            and the storm fails if no change was tried
+ *                            after it: the phase must really have run.
+ *                            Each worker writes the changes it tried after
+ *                            it to DETACHED.trace.PID (time, worker, op,
+ *                            names, result), for a post-mortem.
  *
  * Exit status 0 when all is well, 1 on a finding (described on stdout).
  */
@@ -497,12 +516,22 @@ static const char *sname[S_NR] = {
 
 struct stats {
 	unsigned long ok[S_NR], err[S_NR], bad;
+	unsigned long detached, erofs;	/* tries after DETACHED, EROFS among them */
 	char first_bad[256];
 };
+
+static const char *detach_flag;	/* storm -d */
+
+static bool detached(void)
+{
+	return detach_flag && !access(detach_flag, F_OK);
+}
 
 static bool expected(int op, int e, bool live)
 {
 	switch (e) {
+	case EROFS:	/* a change in a lower view of a union that is gone */
+		return op != S_READ && op != S_STAT && detached();
 	case ENOENT: case EEXIST: case ENOTEMPTY: case EISDIR: case ENOTDIR:
 	case ELOOP: case ENOSPC: case EMLINK:
 		return true;
@@ -572,13 +601,13 @@ static void lister(const char *dir, struct stats *st)
 	st->ok[S_LIST]++;
 }
 
-static int one_op(const char *dir, int op, bool live)
+/* @op on the random names @a (and @b), made here */
+static int one_op(const char *dir, int op, bool live, char *a, char *b)
 {
-	char a[4096], b[4096];
 	int fd, r = 0;
 
-	rand_name(a, sizeof(a), dir, live);
-	rand_name(b, sizeof(b), dir, live);
+	rand_name(a, 4096, dir, live);
+	rand_name(b, 4096, dir, live);
 	switch (op) {
 	case S_WRITE:
 		fd = open(a, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
@@ -673,11 +702,12 @@ static void lower_change(const char *lower, struct stats *st)
 }
 
 static int storm(const char *dir, int secs, int procs, unsigned long long seed,
-		 const char *lower_live)
+		 const char *lower_live, const char *ready)
 {
 	struct stats *st;
 	int nchild = procs + 1 + (lower_live ? 1 : 0), bad = 0;
-	time_t end = time(NULL) + secs;
+	time_t end = time(NULL) + secs, seen = 0;
+	unsigned long tried_after = 0, erofs = 0;
 
 	st = mmap(NULL, sizeof(*st) * nchild, PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -691,8 +721,26 @@ static int storm(const char *dir, int secs, int procs, unsigned long long seed,
 			die("fork");
 		if (pid)
 			continue;
+		FILE *trace = NULL;
+
 		rng = (seed + 1) * 0x9e3779b97f4a7c15ULL + c * 7919 + 1;
-		while (time(NULL) < end) {
+		if (detach_flag && c < procs) {
+			/* each change tried after the detach, for a post-mortem */
+			char t[4200];
+
+			snprintf(t, sizeof(t), "%s.trace.%d", detach_flag, (int)getpid());
+			trace = fopen(t, "w");
+		}
+		for (int round = 0; ; round++) {
+			/* a worker that sees DETACHED counts what it tries after */
+			bool after = detached();
+			time_t now = time(NULL);
+
+			if (after && !seen)
+				seen = now;
+			if (round && now >= end && (!detach_flag ||
+					   (seen && now >= seen + 2) || now >= end + 120))
+				break;
 			for (int i = 0; i < 32; i++) {
 				if (c == procs) {
 					lister(dir, &st[c]);
@@ -702,12 +750,23 @@ static int storm(const char *dir, int secs, int procs, unsigned long long seed,
 					/* same names in every worker: first writes race */
 					bool live = lower_live && rnd() % 5 == 0;
 					int op = rnd() % S_LIST;
+					char a[4096], b[4096];
+					int r = one_op(dir, op, live, a, b), e = errno;
 
-					if (one_op(dir, op, live) == 0) {
+					if (after && op != S_READ && op != S_STAT) {
+						st[c].detached++;
+						if (trace)
+							fprintf(trace, "%ld %d %s %s %s: %s\n",
+								(long)time(NULL), c, sname[op], a, b,
+								r ? strerror(e) : "ok");
+					}
+					if (r == 0) {
 						st[c].ok[op]++;
-					} else if (expected(op, errno, live)) {
+					} else if (expected(op, e, live)) {
 						st[c].err[op]++;
+						st[c].erofs += e == EROFS;
 					} else {
+						errno = e;
 						st[c].bad++;
 						snprintf(st[c].first_bad, sizeof(st[c].first_bad),
 							 "%s: unexpected error %d (%s)%s",
@@ -717,7 +776,16 @@ static int storm(const char *dir, int secs, int procs, unsigned long long seed,
 				}
 			}
 		}
+		if (trace)
+			fclose(trace);
 		_exit(0);
+	}
+	if (ready) {
+		int fd = open(ready, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			die(ready);
+		close(fd);
 	}
 	for (int c = 0; c < nchild; c++) {
 		int status;
@@ -737,6 +805,16 @@ static int storm(const char *dir, int secs, int procs, unsigned long long seed,
 			printf(" %s=%lu/%lu", sname[op], ok, ok + err);
 	}
 	printf(" (succeeded/tried)\n");
+	for (int c = 0; c < nchild; c++)
+		tried_after += st[c].detached, erofs += st[c].erofs;
+	if (detach_flag) {
+		printf("storm: after the lazy unmount: %lu changes tried, %lu EROFS\n",
+		       tried_after, erofs);
+		if (!tried_after) {
+			printf("storm: FAIL no change was tried after the lazy unmount\n");
+			bad++;
+		}
+	}
 	for (int c = 0; c < nchild; c++) {
 		if (st[c].bad) {
 			printf("storm: FAIL process %d: %lu unexpected results, first: %s\n",
@@ -761,10 +839,25 @@ int main(int argc, char **argv)
 		printf("verify: %ld names, %ld problems\n", vnames, vproblems);
 		return vproblems ? 1 : 0;
 	}
-	if (argc >= 6 && !strcmp(argv[1], "storm"))
-		return storm(argv[2], atoi(argv[3]), atoi(argv[4]),
-			     strtoull(argv[5], NULL, 0), argc > 6 ? argv[6] : NULL);
+	if (argc >= 2 && !strcmp(argv[1], "storm")) {
+		const char *ready = NULL;
+		int i = 2;
+
+		for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+			if (!strcmp(argv[i], "-r"))
+				ready = argv[i + 1];
+			else if (!strcmp(argv[i], "-d"))
+				detach_flag = argv[i + 1];
+			else
+				break;
+		}
+		if (argc - i >= 4 && argv[i][0] != '-')
+			return storm(argv[i], atoi(argv[i + 1]), atoi(argv[i + 2]),
+				     strtoull(argv[i + 3], NULL, 0),
+				     argc - i > 4 ? argv[i + 4] : NULL, ready);
+	}
 	fprintf(stderr, "usage: union_stress_tool populate DIR SEED | manifest DIR [SKIP] |\n"
-		"       verify UNION UPPER LOWER | storm DIR SECONDS PROCS SEED [LOWER_LIVE]\n");
+		"       verify UNION UPPER LOWER |\n"
+		"       storm [-r READY] [-d DETACHED] DIR SECONDS PROCS SEED [LOWER_LIVE]\n");
 	return 2;
 }
