@@ -42,7 +42,10 @@
 # derive from it), STRESS_NG_SET (slice, short or full: the list of
 # stressors; default slice below 60 s per file system, full from 300 s,
 # short between), STRESS_NG_LIST (stressors, overrides the set),
-# STRESS_KEEP=1 (leave files).
+# STRESS_KEEP=1 (leave files), STRESS_DETACH=0 (leave out the storm with
+# a second layer added and both layers lazily unmounted: it finds an open
+# kernel bug, a lower file written across the lazy unmount; see README
+# "Stress").
 #
 # The slice set (make check) has only stressors whose bogo operations take
 # well under a second in the debug guest under TCG: link, symlink, mmap,
@@ -308,8 +311,12 @@ one_fs() {	# fs
 	check "union view on $fs matches its layers after the load" \
 		union_stress_tool verify "$mnt" "$upper" "$lower"
 	lap verify
-	run_detach "$fs" "$mnt" "$upper" "$lower" "$t_det"
-	lap "storm with add and lazy unmounts"
+	if [ "${STRESS_DETACH:-1}" = 1 ]; then
+		run_detach "$fs" "$mnt" "$upper" "$lower" "$t_det"
+		lap "storm with add and lazy unmounts"
+	else
+		echo "# $fs: storm with add and lazy unmounts left out (STRESS_DETACH=0)"
+	fi
 
 	# mounted again: the layers as the detached workers left them; only
 	# the bind mount of lower/ is left on mnt/
