@@ -316,6 +316,8 @@ one_fs() {	# fs
 		lap "storm with add and lazy unmounts"
 	else
 		echo "# $fs: storm with add and lazy unmounts left out (STRESS_DETACH=0)"
+		# what the lazy unmounts would have left: the bind mount of lower/
+		umount "$mnt" || notok "unmount of the union layer on $fs"
 	fi
 
 	# mounted again: the layers as the detached workers left them; only
