@@ -704,7 +704,6 @@ static void tar_steps(struct __test_metadata *_metadata,
 	char owner[32], group[32], want[128], t[PATH_MAX];
 	struct stat st0, st1;
 	struct result r;
-	int bug = 0;
 
 	strcpy(a, area(self, uid));
 	strcpy(st, P(self->stage, uid ? "alice" : "root"));
@@ -745,24 +744,12 @@ static void tar_steps(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, stat(t, &st0));
 	RUN(&r, t, uid, "tar", "-xpf", arch);
 	ASSERT_EQ(0, stat(t, &st1));
-	if (r.status == 2 && strstr(r.err, ".: Directory renamed before its "
-				    "status could be extracted") &&
-	    (st0.st_dev != st1.st_dev || st0.st_ino != st1.st_ino)) {
-		/* tar checks "." is the directory it saw before setting its
-		 * mode, owner and times: its copy-up changed its identity */
-		bug = 1;
-		TH_LOG("KNOWN UNION BUG: the cwd %s (lower only) had st_dev:st_ino "
-		       "%llu:%llu before and %llu:%llu after tar wrote into it "
-		       "(copy-up): tar fails, \".\" keeps its mode and times",
-		       t, (unsigned long long)st0.st_dev,
-		       (unsigned long long)st0.st_ino,
-		       (unsigned long long)st1.st_dev,
-		       (unsigned long long)st1.st_ino);
-		RUN_LOG(&r, t, uid);
-	} else {
-		EXPECT_EQ(0, r.status) RUN_LOG(&r, t, uid);
-		EXPECT_STREQ("", r.out) RUN_LOG(&r, t, uid);
-	}
+	/* tar checks that "." is still the directory it saw before it sets
+	 * its mode, owner and times: the copy-up keeps its identity */
+	EXPECT_EQ(0, r.status) RUN_LOG(&r, t, uid);
+	EXPECT_STREQ("", r.out) RUN_LOG(&r, t, uid);
+	EXPECT_EQ(st0.st_dev, st1.st_dev);
+	EXPECT_EQ(st0.st_ino, st1.st_ino);
 	EXPECT_STREQ("a.conf b.conf sub", names(P(t, "etc")));
 	EXPECT_STREQ("c d", names(P(t, "etc/sub")));
 	EXPECT_STREQ("etc new old.txt", names(t));
@@ -774,8 +761,7 @@ static void tar_steps(struct __test_metadata *_metadata,
 	EXPECT_STREQ("old\n", content(P(t, "old.txt")));
 #define META(_mode, _time) \
 	(snprintf(want, sizeof(want), "%o %u:%u %d", _mode, own, grp, _time), want)
-	if (!bug)
-		EXPECT_STREQ(META(040750, 1600000000), meta(t));
+	EXPECT_STREQ(META(040750, 1600000000), meta(t));
 	EXPECT_STREQ(META(040700, 1600000100), meta(P(t, "etc")));
 	EXPECT_STREQ(META(0100640, 1600000000), meta(P(t, "etc/a.conf")));
 	EXPECT_STREQ(META(040755, 1600000000), meta(P(t, "etc/sub")));
@@ -787,8 +773,7 @@ static void tar_steps(struct __test_metadata *_metadata,
 	snprintf(want, sizeof(want), "100600 %u:%u 1500000000", uid, uid);
 	EXPECT_STREQ(want, meta(P(t, "etc/b.conf")));
 	/* tar itself finds every member as archived (modes, owners, times) */
-	if (!bug)
-		EXPECT_OUT("", &r, t, uid, "tar", "-df", arch);
+	EXPECT_OUT("", &r, t, uid, "tar", "-df", arch);
 
 	/* a whiteout is no member; an archive of the merged tree, cwd the area */
 	ASSERT_EQ(0, unlink(P(t, "old.txt")));
@@ -807,10 +792,6 @@ static void tar_steps(struct __test_metadata *_metadata,
 		   "\"$(printf 'new c\\nold b')\"");
 
 	lower_unchanged(_metadata, self);
-	/* a failure elsewhere stays a failure */
-	if (bug && _metadata->exit_code != KSFT_FAIL)
-		SKIP(return, "KNOWN UNION BUG: tar -xpf in a lower-only directory: "
-		     "its st_dev/st_ino change when it is copied up");
 }
 
 TEST_F_TIMEOUT(tools, tar_root, 600)

@@ -13,7 +13,8 @@
  *                            name) is left out
  *   verify UNION UPPER LOWER the union shows exactly what its two layers
  *                            make: every name once, the top layer's object
- *                            where it has one (st_dev/st_ino, contents, link
+ *                            where it has one (st_dev/st_ino -- of a merged
+ *                            directory, the lower one's --, contents, link
  *                            target), the lower one's elsewhere, no whiteout,
  *                            nothing from below an opaque directory or a
  *                            non-directory; prints "verify: N names"
@@ -460,9 +461,18 @@ static void verify_dir(const char *u, const char *up, const char *lo)
 			}
 			if (is_whiteout(&su))
 				problem("a whiteout is visible", a, NULL);
-			if (su.st_ino != sl.st_ino || su.st_dev != sl.st_dev ||
-			    su.st_mode != sl.st_mode)
-				problem("not the topmost layer's object (dev/ino/mode)", a, NULL);
+			/* a merged directory has its bottom-most part's numbers */
+			snprintf(c, sizeof(c), "%s/%s", lo ? lo : "", name);
+			if (layer == 0 && S_ISDIR(sl.st_mode) && lo &&
+			    has(llo, nlo, name) && !is_opaque(b) &&
+			    !lstat(c, &sx) && S_ISDIR(sx.st_mode)) {
+				if (su.st_ino != sx.st_ino || su.st_dev != sx.st_dev)
+					problem("a merged directory without the lower one's dev/ino", a, NULL);
+			} else if (su.st_ino != sl.st_ino || su.st_dev != sl.st_dev) {
+				problem("not the topmost layer's object (dev/ino)", a, NULL);
+			}
+			if (su.st_mode != sl.st_mode)
+				problem("not the topmost layer's object (mode)", a, NULL);
 			if (S_ISREG(sl.st_mode)) {
 				int e1, e2;
 
