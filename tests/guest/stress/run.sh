@@ -45,7 +45,9 @@
 # STRESS_KEEP=1 (leave files), STRESS_DETACH=0 (leave out the storm with
 # a second layer added and both layers lazily unmounted: it finds an open
 # kernel bug, a lower file written across the lazy unmount; see README
-# "Stress").
+# "Stress"), STRESS_LOWER_RO=1 (the bind mount of lower/ that the union
+# covers is made read-only: a change of the lower layer then cannot come
+# through it or through a view cloned from it).
 #
 # The slice set (make check) has only stressors whose bogo operations take
 # well under a second in the debug guest under TCG: link, symlink, mmap,
@@ -285,7 +287,9 @@ one_fs() {	# fs
 	check "populate the lower layer on $fs" union_stress_tool populate "$lower" "$SEED" || true
 	union_stress_tool manifest "$lower" live > /tmp/manifest-before
 	echo "# lower layer: $(wc -l < /tmp/manifest-before) objects, $(du -sk "$lower" | cut -f1) KiB"
-	if ! mount --bind "$lower" "$mnt" || ! union add -c "$upper" "$mnt" > /tmp/add.log 2>&1; then
+	if ! mount --bind "$lower" "$mnt" ||
+	   { [ "${STRESS_LOWER_RO:-0}" = 1 ] && ! mount -o remount,bind,ro "$mnt"; } ||
+	   ! union add -c "$upper" "$mnt" > /tmp/add.log 2>&1; then
 		notok "writable union on $fs"
 		sed 's/^/# /' /tmp/add.log
 		return
