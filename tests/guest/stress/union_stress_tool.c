@@ -461,11 +461,12 @@ static void verify_dir(const char *u, const char *up, const char *lo)
 			}
 			if (is_whiteout(&su))
 				problem("a whiteout is visible", a, NULL);
-			/* a merged directory has its bottom-most part's numbers */
+			/* a merged directory: its bottom-most part's st_ino (same st_dev) */
 			snprintf(c, sizeof(c), "%s/%s", lo ? lo : "", name);
 			if (layer == 0 && S_ISDIR(sl.st_mode) && lo &&
 			    has(llo, nlo, name) && !is_opaque(b) &&
-			    !lstat(c, &sx) && S_ISDIR(sx.st_mode)) {
+			    !lstat(c, &sx) && S_ISDIR(sx.st_mode) &&
+			    sx.st_dev == sl.st_dev) {
 				if (su.st_ino != sx.st_ino || su.st_dev != sx.st_dev)
 					problem("a merged directory without the lower one's dev/ino", a, NULL);
 			} else if (su.st_ino != sl.st_ino || su.st_dev != sl.st_dev) {
