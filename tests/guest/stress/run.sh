@@ -43,9 +43,7 @@
 # stressors; default slice below 60 s per file system, full from 300 s,
 # short between), STRESS_NG_LIST (stressors, overrides the set),
 # STRESS_KEEP=1 (leave files), STRESS_DETACH=0 (leave out the storm with
-# a second layer added and both layers lazily unmounted: it finds an open
-# kernel bug, a lower file written across the lazy unmount; see README
-# "Stress"), STRESS_LOWER_RO=1 (the bind mount of lower/ that the union
+# a second layer added and both layers lazily unmounted), STRESS_LOWER_RO=1 (the bind mount of lower/ that the union
 # covers is made read-only: a change of the lower layer then cannot come
 # through it or through a view cloned from it).
 #

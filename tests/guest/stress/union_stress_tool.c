@@ -21,7 +21,8 @@
  *   storm [-r READY] [-d DETACHED] DIR SECONDS PROCS SEED [LOWER_LIVE]
  *                            PROCS workers do random first writes, truncates,
  *                            chmod/chown/utimes/xattrs, link, rename,
- *                            unlink, mkdir, rmdir, symlink on names of
+ *                            unlink, mkdir, rmdir, symlink (a target relative to
+ *                            the link's directory) on names of
  *                            DIR/race (most of them found in the lower layer),
  *                            while listers read the merged directories (every
  *                            name once, never a whiteout) and, with
@@ -612,6 +613,27 @@ static void lister(const char *dir, struct stats *st)
 	st->ok[S_LIST]++;
 }
 
+/*
+ * The target of a symlink @a to @b (both under @dir), relative to the
+ * directory of @a: "../../race/r5/n20".  An absolute target, or one from
+ * the storm's cwd, would lead elsewhere when the union it was made in is
+ * gone: after the lazy unmounts of the detached storm, the absolute path
+ * of the union's directory is the plain bind mount of the lower layer, and
+ * a chmod or write through such a link changes that layer -- as it would
+ * on any file system, but not what the storm means to test.
+ */
+static const char *link_target(const char *dir, const char *a, const char *b)
+{
+	static char t[4096];
+	size_t n = strlen(dir) + 1, len = 0;
+	const char *p;
+
+	for (p = a + n; (p = strchr(p, '/')); p++)
+		len += snprintf(t + len, sizeof(t) - len, "../");
+	snprintf(t + len, sizeof(t) - len, "%s", b + n);
+	return t;
+}
+
 /* @op on the random names @a (and @b), made here */
 static int one_op(const char *dir, int op, bool live, char *a, char *b)
 {
@@ -649,7 +671,7 @@ static int one_op(const char *dir, int op, bool live, char *a, char *b)
 	case S_RMDIR:
 		return rmdir(a);
 	case S_SYMLINK:
-		return symlink(b, a);
+		return symlink(link_target(dir, a, b), a);
 	case S_CREATE:
 		fd = open(a, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd < 0)
