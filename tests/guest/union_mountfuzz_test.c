@@ -24,7 +24,14 @@
  * its own (which mounts its own tmpfs), where no union layer may come to
  * be: they need CAP_SYS_ADMIN in the initial user namespace (EPERM).
  *
- *   union_mountfuzz_test [SEED [OPS]]   (default: seed 1, 4000 calls)
+ *   union_mountfuzz_test [SEED [OPS [WORKERS]]]
+ *                        (default: seed 1, 4000 calls, 2 workers)
+ *
+ * While the fuzzer changes the mount tree, WORKERS processes (0-8) use the
+ * directories (the "use" calls) with sequences of their own, so that walks,
+ * copy-ups and listings race the mount changes; their calls must answer as
+ * clearly.  The fuzzer's own calls stay those of the seed; what the
+ * workers meet depends on timing.
  *
  * make check runs seed 1, so that a run is reproducible; other seeds explore
  * more (the seed is printed first; single-threaded, a seed gives the same
@@ -36,6 +43,7 @@
 #include <grp.h>
 #include <linux/mount.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +118,7 @@ static int sys_fsmount(int fd, unsigned int flags, unsigned int attr)
 }
 
 static unsigned long long rs;
+static int workers;	/* processes using the directories meanwhile */
 
 static unsigned int rnd(void)
 {
@@ -456,7 +465,8 @@ static int fuzz(const char *label, unsigned long long seed, long ops,
 {
 	struct stats st = { 0 };
 	time_t end = time(NULL) + secs;
-	int layers;
+	pid_t wpid[8] = { 0 }, parent = getpid();
+	int layers, wbad = 0;
 	long n;
 
 	rs = seed * 2654435761ULL + 1;
@@ -467,8 +477,38 @@ static int fuzz(const char *label, unsigned long long seed, long ops,
 		       base);
 		return 1;
 	}
+	for (int w = 0; w < workers; w++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			struct stats ws = { 0 };
+
+			/* their own sequence; the fuzzer's stays the seed's */
+			rs = (seed + 1000 * (w + 1)) * 2654435761ULL + 1;
+			while (getppid() == parent && time(NULL) < end + 1) {
+				use(&ws);
+				if (ws.bad) {
+					printf("# %s: worker %d: an unclear errno: %s\n",
+					       label, w, ws.first_bad);
+					_exit(1);
+				}
+			}
+			_exit(0);
+		}
+		wpid[w] = pid;
+	}
 	for (n = 0; n < ops && time(NULL) < end; n++)
 		one_op(&st);
+	for (int w = 0; w < workers; w++) {
+		int status = 0;
+
+		if (wpid[w] <= 0)
+			continue;
+		kill(wpid[w], SIGTERM);
+		waitpid(wpid[w], &status, 0);
+		if (WIFEXITED(status) && WEXITSTATUS(status))
+			wbad++;
+	}
 	layers = count_union_layers();
 	for (int i = 0; i < NFD; i++)
 		if (pool[i] >= 0)
@@ -491,7 +531,10 @@ static int fuzz(const char *label, unsigned long long seed, long ops,
 		       label, st.bad, st.first_bad);
 		return 1;
 	}
-	return 0;
+	if (workers)
+		printf("# %s: %d workers used the directories meanwhile, %d failed\n",
+		       label, workers, wbad);
+	return wbad ? 1 : 0;
 }
 
 /* A mount namespace and a tmpfs of our own at @dir. */
@@ -619,12 +662,16 @@ int main(int argc, char **argv)
 {
 	unsigned long long seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
 	long ops = argc > 2 ? atol(argv[2]) : 4000;
+
+	workers = argc > 3 ? atoi(argv[3]) : 2;
+	if (workers < 0 || workers > 8)
+		workers = 2;
 	int n = 0, failed = 0, status;
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("# seed %llu, at most %ld calls per run (union_mountfuzz_test %llu %ld repeats it)\n",
-	       seed, ops, seed, ops);
+	printf("# seed %llu, at most %ld calls per run, %d workers (union_mountfuzz_test %llu %ld %d repeats the calls)\n",
+	       seed, ops, workers, seed, ops, workers);
 	snprintf(base, sizeof(base), "/tmp/mountfuzz");
 	printf("1..3\n");
 
