@@ -658,16 +658,33 @@ static int userns_child(unsigned long long seed, long ops, int secs)
 	return fuzz("uid 1000 in a user namespace", seed, ops, secs, true);
 }
 
+/* One TAP line for the child @pid, test @n: 1 if it failed. */
+static int report(int n, pid_t pid, const char *what)
+{
+	int status = 0;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		printf("not ok %d - %s (fork or wait: %m)\n", n, what);
+		return 1;
+	}
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+		printf("ok %d - %s\n", n, what);
+		return 0;
+	}
+	printf("not ok %d - %s (status 0x%x)\n", n, what, status);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
 	long ops = argc > 2 ? atol(argv[2]) : 4000;
+	int n = 0, failed = 0;
+	pid_t pid;
 
 	workers = argc > 3 ? atoi(argv[3]) : 2;
 	if (workers < 0 || workers > 8)
 		workers = 2;
-	int n = 0, failed = 0, status;
-	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("# seed %llu, at most %ld calls per run, %d workers (union_mountfuzz_test %llu %ld %d repeats the calls)\n",
@@ -675,7 +692,7 @@ int main(int argc, char **argv)
 	snprintf(base, sizeof(base), "/tmp/mountfuzz");
 	printf("1..3\n");
 
-	/* root: in a child, so that its mount namespace dies with it */
+	/* each part in a child, so that its mount namespace dies with it */
 	pid = fork();
 	if (pid == 0) {
 		if (own_tmpfs(base)) {
@@ -684,15 +701,7 @@ int main(int argc, char **argv)
 		}
 		_exit(fuzz("root", seed, ops, 60, false));
 	}
-	waitpid(pid, &status, 0);
-	n++;
-	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-		printf("ok %d - mount API fuzzing with union layers as root\n", n);
-	} else {
-		printf("not ok %d - mount API fuzzing with union layers as root (status 0x%x)\n",
-		       n, status);
-		failed++;
-	}
+	failed += report(++n, pid, "mount API fuzzing with union layers as root");
 
 	pid = fork();
 	if (pid == 0) {
@@ -700,16 +709,8 @@ int main(int argc, char **argv)
 			_exit(1);
 		_exit(many_layers());
 	}
-	waitpid(pid, &status, 0);
-	n++;
-	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-		printf("ok %d - 500 union layers on one directory: each mount, the walk, the listing and a create succeed or fail clearly\n",
-		       n);
-	} else {
-		printf("not ok %d - 500 union layers on one directory (status 0x%x)\n",
-		       n, status);
-		failed++;
-	}
+	failed += report(++n, pid,
+			 "500 union layers on one directory: each mount, the walk, the listing and a create succeed or fail clearly");
 
 	snprintf(base, sizeof(base), "/tmp/mountfuzz-user");
 	mkdir(base, 0755);
@@ -718,16 +719,8 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid == 0)
 		_exit(userns_child(seed + 1, ops, 60));
-	waitpid(pid, &status, 0);
-	n++;
-	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-		printf("ok %d - mount API fuzzing with union layers as uid 1000 in a user namespace\n",
-		       n);
-	} else {
-		printf("not ok %d - mount API fuzzing as uid 1000 in a user namespace (status 0x%x)\n",
-		       n, status);
-		failed++;
-	}
+	failed += report(++n, pid,
+			 "mount API fuzzing with union layers as uid 1000 in a user namespace");
 	rmdir(base);
 	return failed ? 1 : 0;
 }
