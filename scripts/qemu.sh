@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 
 MODE=${1:-check}
-TIMEOUT=${UNION_VM_TIMEOUT:-2400}
+TIMEOUT=${UNION_VM_TIMEOUT:-3600}
 MEM=${UNION_VM_MEM:-2G}
 SMP=${UNION_VM_SMP:-2}
 ACCEL=${QEMU_ACCEL:-tcg,thread=multi}
