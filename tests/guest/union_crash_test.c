@@ -11,7 +11,12 @@
  * replays the journal and drops unlinked files, as the next boot would.
  * The top layer must then hold either no file of that name or a complete,
  * byte-identical copy, and nothing else; across the delays both outcomes
- * are logged.  The scratch file system is left mounted as it was.
+ * are logged.  One crash on ext4 is timed by the copy itself: when the file
+ * system shows between 2 MiB and half the file's blocks taken by the copy
+ * under way, so that it is known to be cut in the middle of its data (the
+ * copy-up must then have failed).  On xfs the copy shares the lower file's
+ * blocks (reflink), which leaves nothing to watch.  The scratch file system
+ * is left mounted as it was.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +57,7 @@ FIXTURE(crash) {
 
 FIXTURE_VARIANT(crash) {
 	const char *fs;
+	bool reflink;	/* the copy shares the lower file's blocks */
 };
 
 FIXTURE_VARIANT_ADD(crash, ext4) {
@@ -59,7 +66,39 @@ FIXTURE_VARIANT_ADD(crash, ext4) {
 
 FIXTURE_VARIANT_ADD(crash, xfs) {
 	.fs = "xfs",
+	.reflink = true,
 };
+
+/* Blocks of @mnt in use, in bytes; -1 on error. */
+static long long used_bytes(const char *mnt)
+{
+	struct statvfs sv;
+
+	if (statvfs(mnt, &sv))
+		return -1;
+	return (long long)(sv.f_blocks - sv.f_bfree) * sv.f_frsize;
+}
+
+/*
+ * Wait until the copy-up under way has taken between 2 MiB and half the
+ * file in the top layer's file system (delayed allocation reserves the
+ * blocks as the data is written): the crash then lands in the middle of
+ * the data, not before the copy started or after it ended.  The growth
+ * seen, or -1 if the copy never got there in 20 s.
+ */
+static long long wait_mid_copy(const char *mnt, long long before)
+{
+	for (int i = 0; i < 20000; i++) {
+		long long now = used_bytes(mnt) - before;
+
+		if (now >= 2LL * CHUNK && now <= (long long)FILE_MB * CHUNK / 2)
+			return now;
+		if (now > (long long)FILE_MB * CHUNK / 2)
+			return -1;
+		usleep(1000);
+	}
+	return -1;
+}
 
 /* The device mounted at @mnt, from /proc/mounts; 0 or -1. */
 static int mount_source(const char *mnt, const char *fs, char *dev,
@@ -188,9 +227,14 @@ static int child_copy_up(const char *base)
 
 TEST_F_TIMEOUT(crash, copy_up_cut_by_shutdown, 900)
 {
-	/* -1: let the copy-up finish and sync before the crash */
-	static const int delays_ms[] = { 0, 30, 80, 150, 300, 600, 2000, -1 };
-	int none = 0, complete = 0;
+	/*
+	 * -1: let the copy-up finish and sync before the crash; -2: crash
+	 * when the copy has taken part of its blocks (not where the copy
+	 * shares the lower file's blocks)
+	 */
+	static const int delays_ms[] = { -2, 0, 30, 80, 150, 300, 600, 2000,
+					 -1 };
+	int none = 0, complete = 0, mid = 0;
 	char path[600], names[1024];
 	unsigned int flags = SHUTDOWN_NOLOGFLUSH;
 
@@ -200,10 +244,13 @@ TEST_F_TIMEOUT(crash, copy_up_cut_by_shutdown, 900)
 			.tv_sec = delays_ms[i] / 1000,
 			.tv_nsec = (delays_ms[i] % 1000) * 1000000L,
 		};
-		bool synced = delays_ms[i] < 0;
+		bool synced = delays_ms[i] == -1, in_data = delays_ms[i] == -2;
+		long long before = used_bytes(self->mnt), grown = 0;
 		int status, fd, ret;
 		pid_t pid;
 
+		if (in_data && variant->reflink)
+			continue;
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (pid == 0)
@@ -211,6 +258,10 @@ TEST_F_TIMEOUT(crash, copy_up_cut_by_shutdown, 900)
 		if (synced) {
 			ASSERT_EQ(pid, waitpid(pid, &status, 0));
 			sync();
+		} else if (in_data) {
+			grown = wait_mid_copy(self->mnt, before);
+			ASSERT_LT(0, grown)
+				TH_LOG("the copy-up never was in the middle of its data");
 		} else {
 			nanosleep(&ts, NULL);
 		}
@@ -225,6 +276,13 @@ TEST_F_TIMEOUT(crash, copy_up_cut_by_shutdown, 900)
 			ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) <= 1)
 			TH_LOG("child status %#x", status);
+		if (in_data) {
+			/* proof of the cut: the copy-up was under way, and failed */
+			EXPECT_EQ(1, WEXITSTATUS(status))
+				TH_LOG("the copy-up cut at %lld bytes finished",
+				       grown);
+			mid++;
+		}
 
 		/*
 		 * and comes back: unmount, mount from the disk.  The child's
@@ -268,6 +326,9 @@ TEST_F_TIMEOUT(crash, copy_up_cut_by_shutdown, 900)
 			EXPECT_STREQ("data ", names);
 			complete++;
 		}
+		if (in_data)
+			TH_LOG("cut after %lld of %d bytes copied:", grown,
+			       FILE_MB * CHUNK);
 		TH_LOG("delay %d ms: copy-up %s, after the crash the top layer holds: %s",
 		       delays_ms[i],
 		       WEXITSTATUS(status) ? "was cut" : "finished",
@@ -281,6 +342,8 @@ TEST_F_TIMEOUT(crash, copy_up_cut_by_shutdown, 900)
 		sync();
 	}
 	TH_LOG("%d crashes left no copy, %d a complete one", none, complete);
+	/* ext4 copies the data: one crash must have cut it in the middle */
+	EXPECT_EQ(variant->reflink ? 0 : 1, mid);
 }
 
 TEST_HARNESS_MAIN
