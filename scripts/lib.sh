@@ -57,3 +57,36 @@ need_pkgs() {
 BUILD_PKGS=(build-essential flex bison bc libelf-dev libssl-dev cpio kmod
 	    git rsync xz-utils util-linux)
 GUEST_PKGS=(qemu-system-x86 busybox-static e2fsprogs xfsprogs btrfs-progs)
+
+# The steps of make check that boot guests of their own, after check.sh
+# (union-root-test.sh, crash-reset-test.sh), each around one test program
+# NAME: with TESTS set (a targeted make check) the step runs only if TESTS
+# names NAME, else it says so under LABEL and exits 0.
+boot_step_needs() {	# NAME LABEL
+	if [ -n "${TESTS:-}" ]; then
+		case " $TESTS " in
+		*" $1 "*) ;;
+		*) msg "$2: not run (TESTS does not name $1)"; exit 0 ;;
+		esac
+	fi
+	[ -x "$OUT/tests/$1" ] || die "no $OUT/tests/$1 (make userspace)"
+}
+
+# Judge the boot logged in out/TAG-{ttyS1,console}.log and out/TAG-qemu.txt
+# with report.sh, print its lines after "PREFIX: " and add its counts to
+# the caller's passed, failed and skipped (a missing summary is a failure).
+judge_boot() {	# PREFIX TAG
+	local out counts p f s
+	out=$("$REPO/scripts/report.sh" "$OUT/$2-ttyS1.log" \
+		"$OUT/$2-console.log" "$OUT/$2-qemu.txt") || true
+	printf '%s\n' "$out" | sed "s/^/$1: /"
+	counts=$(tail -1 <<<"$out" |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
+	if [ -z "$counts" ]; then
+		echo "FAIL: $1: no summary from report.sh"
+		failed=$((failed + 1))
+		return 0
+	fi
+	read -r p f s <<<"$counts"
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}

@@ -27,6 +27,7 @@ locked() {
 		"$S/build-nounion.sh"
 		"$S/check.sh"
 		"$S/union-root-test.sh"	# two boots on a union root (README "Union root")
+		"$S/crash-reset-test.sh"	# four boots, machine resets (README "Crash by machine reset")
 		;;
 	vm-run)
 		build "${FLAVOUR:-debug}"

@@ -9,6 +9,8 @@
 #
 # UNION_ROOT_IMG=IMAGE (any mode): boot on a union root, IMAGE read-only
 # as /dev/vdd with a tmpfs layer on top (README "Union root").
+# UNION_DISKS=DIR, UNION_KEEP_DISKS=1: where the scratch disk images are,
+# and boot on them as they are instead of formatting them (see below).
 #
 # The kernel console always goes to out/<mode>-console.log; test and
 # script output travels on the second serial port (out/<mode>-ttyS1.log),
@@ -31,11 +33,18 @@ CONSOLE=$OUT/$TAG-console.log
 TTYS1=$OUT/$TAG-ttyS1.log
 rm -f "$CONSOLE" "$TTYS1"
 
-# Fresh scratch disks every boot: sparse files, formatted on the host.
+# Fresh scratch disks every boot: sparse files, formatted on the host, in
+# UNION_DISKS (default out/disks).  UNION_KEEP_DISKS=1 boots on the images
+# already there, as a previous boot left them (scripts/crash-reset-test.sh:
+# the next boot after a machine reset, which replays the journals).
 D=${UNION_DISKS:-$OUT/disks}
 mkdir -p "$D"
 mkdisk() {	# name size mkfs...
 	local f=$D/$1.img
+	if [ "${UNION_KEEP_DISKS:-0}" = 1 ]; then
+		[ -f "$f" ] || die "UNION_KEEP_DISKS=1: no disk image $f"
+		return 0
+	fi
 	rm -f "$f"; truncate -s "$2" "$f"; shift 2
 	"$@" "$f" >/dev/null 2>&1 || die "$* failed"
 }

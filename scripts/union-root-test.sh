@@ -14,13 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 NAME=union_root_test
-if [ -n "${TESTS:-}" ]; then
-	case " $TESTS " in
-	*" $NAME "*) ;;
-	*) msg "union root: not run (TESTS does not name $NAME)"; exit 0 ;;
-	esac
-fi
-[ -x "$OUT/tests/$NAME" ] || die "no $OUT/tests/$NAME (make userspace)"
+boot_step_needs $NAME "union root"
 IMG=$OUT/union-root.img
 "$REPO/scripts/build-union-root.sh" "$OUT/initrd.cpio" "$IMG"
 before=$(sha256sum < "$IMG")
@@ -41,18 +35,7 @@ EOF
 	UNION_ROOT_IMG=$IMG UNION_LOG_TAG=$tag \
 		UNION_VM_TIMEOUT=${UNION_ROOT_TIMEOUT:-600} \
 		"$REPO/scripts/qemu.sh" run "$script"
-	out=$("$REPO/scripts/report.sh" "$OUT/$tag-ttyS1.log" \
-		"$OUT/$tag-console.log" "$OUT/$tag-qemu.txt") || true
-	printf '%s\n' "$out" | sed "s/^/union root, boot $boot: /"
-	counts=$(tail -1 <<<"$out" |
-		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
-	if [ -z "$counts" ]; then
-		echo "FAIL: union root, boot $boot: no summary from report.sh"
-		failed=$((failed + 1))
-		continue
-	fi
-	read -r p f s <<<"$counts"
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	judge_boot "union root, boot $boot" "$tag"
 done
 
 if [ "$(sha256sum < "$IMG")" = "$before" ]; then

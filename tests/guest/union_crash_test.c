@@ -17,6 +17,11 @@
  * copy-up must then have failed).  On xfs the copy shares the lower file's
  * blocks (reflink), which leaves nothing to watch.  The scratch file system
  * is left mounted as it was.
+ *
+ * A crash of the whole machine, with the check in the next boot on the same
+ * disks, is union_reset_test (scripts/crash-reset-test.sh): a sysrq-b reset
+ * in the middle of a copy-up and of a storm of other union changes, on
+ * ext4, xfs and btrfs top layers.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
