@@ -31,6 +31,29 @@ $(good_prog t1)
 $(good_prog t2)
 @@DONE" "$ok_console"
 
+# guest/init: a program run in two lanes is two plan names, each judged;
+# uptimes on @@BEGIN/@@END give the seconds of each program
+case_ "lanes and times" 0 "3 passed, 0 failed, 1 skipped" \
+	"@@PLAN t1 f:1 f:2
+$(good_prog t1)
+@@BEGIN f:1 10.5
+1..1
+ok 1 a
+@@END f:1 0 700.2
+@@BEGIN f:2 10.6
+1..1
+ok 1 b
+@@END f:2 0 650.0
+@@DONE" "$ok_console"
+case_ "a lane that never ran fails the run" 1 "2 passed, 1 failed, 1 skipped" \
+	"@@PLAN t1 f:1 f:2
+$(good_prog t1)
+@@BEGIN f:1 10.5
+1..1
+ok 1 a
+@@END f:1 0 700.2
+@@DONE" "$ok_console"
+
 case_ "a failing test fails the run" 1 "2 passed, 1 failed, 1 skipped" \
 	"@@PLAN t1 t2
 $(good_prog t1)

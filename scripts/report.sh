@@ -30,9 +30,16 @@ function close_block(rc,   n) {
 /^@@BEGIN / {
 	if (cur != "") { fail(cur ": never finished"); ended[cur] = 1 }
 	cur = $2; began[cur] = 1; have_plan = 0; plan = 0; results = 0; block_fail = 0
+	t0 = $3
 	next
 }
-/^@@END / { if (cur == $2) close_block($3); next }
+/^@@END / {
+	# the guest uptime at both ends (guest/init): the time of each program
+	if (cur == $2 && t0 != "" && $4 != "")
+		times = times sprintf("%s%s %ds", times == "" ? "" : ", ", cur, $4 - t0)
+	if (cur == $2) close_block($3)
+	next
+}
 /^@@DONE/ { done = 1; next }
 cur != "" && /^1\.\.[0-9]+/ { have_plan = 1; plan = substr($1, 4) + 0; next }
 cur != "" && /^not ok [0-9]+/ {
@@ -50,6 +57,7 @@ END {
 	if (qemutxt ~ /qemu_rc=(124|137)/) fail("guest: timed out (" qemutxt ")")
 	if (kernel != "") print "kernel: " kernel
 	if (uptime != "") print "guest booted to its first test in " uptime "s"
+	if (times != "") print "seconds per program: " times
 	for (i = 1; i <= np; i++) print "FAIL: " problems[i]
 	printf "@@COUNTS %d %d %d\n", passed, failed, skipped
 }' > "$TTYS1.report"
