@@ -51,6 +51,8 @@
 #include <unistd.h>
 #include <linux/magic.h>
 
+#include "guest_util.h"
+
 /* See tools/testing/selftests/union/union_dir_test.c: setjmp() and -O2. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wclobbered"
@@ -191,76 +193,6 @@ static int run_in(struct result *r, const char *cwd, uid_t uid,
 	EXPECT_STREQ(_out, (_r)->out) RUN_LOG(_r, _cwd, _uid);		\
 } while (0)
 
-/* "@a/@b" in one of a few rotating static buffers. */
-static const char *P(const char *a, const char *b)
-{
-	static char buf[8][PATH_MAX];
-	static unsigned int i;
-	char *p = buf[i++ % 8], t[PATH_MAX];
-
-	/* through t: @a may be an earlier result */
-	if (snprintf(t, sizeof(t), "%s/%s", a, b) >= (int)sizeof(t))
-		t[0] = 0;
-	return strcpy(p, t);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in @dir but "." and "..", sorted, one space between them. */
-static const char *names(const char *dir)
-{
-	static char buf[4096];
-	char *v[256];
-	struct dirent *de;
-	size_t n = 0, i;
-	DIR *d;
-
-	d = opendir(dir);
-	if (!d) {
-		snprintf(buf, sizeof(buf), "<opendir %s: %s>", dir,
-			 strerror(errno));
-		return buf;
-	}
-	while ((de = readdir(d)) && n < 256) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		v[n++] = strdup(de->d_name);
-	}
-	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_str);
-	buf[0] = 0;
-	for (i = 0; i < n; i++) {
-		if (i)
-			strcat(buf, " ");
-		strncat(buf, v[i], sizeof(buf) - strlen(buf) - 2);
-		free(v[i]);
-	}
-	return buf;
-}
-
-/* The content of @path, or "<open: error>". */
-static const char *content(const char *path)
-{
-	static char buf[2][4096];
-	static int i;
-	char *b = buf[i ^= 1];
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(b, 4096, "<open: %s>", strerror(errno));
-		return b;
-	}
-	n = read(fd, b, 4095);
-	close(fd);
-	b[n > 0 ? n : 0] = 0;
-	return b;
-}
-
 /* Make @path with @text, mode @mode, owner @uid:@uid, mtime @mtime. */
 static int put(const char *path, const char *text, mode_t mode, uid_t uid,
 	       time_t mtime)
@@ -296,19 +228,10 @@ static int set_mtime(const char *path, time_t mtime)
 	return utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW);
 }
 
-/* Append @text to @path. */
+/* Append @text to @path (the name the checks below print). */
 static int append(const char *path, const char *text)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	ssize_t len = strlen(text);
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, len) != len) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
+	return append_file(path, text);
 }
 
 /* errno of lstat(@path), 0 if it exists. */

@@ -41,6 +41,8 @@
 #include <linux/magic.h>
 #include <linux/mount.h>
 
+#include "guest_util.h"
+
 /* See tools/testing/selftests/union/union_dir_test.c: setjmp() and -O2. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wclobbered"
@@ -141,117 +143,10 @@ static int run(struct result *r, const char *bin, const char *const *argv)
 	ASSERT_STREQ("", (_r)->err);					\
 } while (0)
 
-static void pjoin(char *buf, const char *a, const char *b)
-{
-	if (snprintf(buf, PATH_MAX, "%s/%s", a, b) >= PATH_MAX)
-		buf[0] = 0;	/* too long: fails as "" would */
-}
-
-/* A static path "@a/@b" (two slots, for two paths in one expression). */
-static const char *P(const char *a, const char *b)
-{
-	static char buf[2][PATH_MAX];
-	static int i;
-
-	i ^= 1;
-	pjoin(buf[i], a, b);
-	return buf[i];
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in @dir but "." and "..", sorted, one space between them. */
-static const char *names(const char *dir)
-{
-	static char buf[4096];
-	char *v[256];
-	struct dirent *de;
-	size_t n = 0, i;
-	DIR *d;
-
-	d = opendir(dir);
-	if (!d) {
-		snprintf(buf, sizeof(buf), "<opendir %s: %s>", dir,
-			 strerror(errno));
-		return buf;
-	}
-	while ((de = readdir(d)) && n < 256) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		v[n++] = strdup(de->d_name);
-	}
-	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_str);
-	buf[0] = 0;
-	for (i = 0; i < n; i++) {
-		if (i)
-			strcat(buf, " ");
-		strncat(buf, v[i], sizeof(buf) - strlen(buf) - 2);
-		free(v[i]);
-	}
-	return buf;
-}
-
-/* The content of @path, or "<open: error>". */
-static const char *content(const char *path)
-{
-	static char buf[256];
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(buf, sizeof(buf), "<open: %s>", strerror(errno));
-		return buf;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return buf;
-}
-
-/* Create @path with @text: 0, or -1 with errno set. */
-static int make_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	ssize_t len = strlen(text);
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, len) != len) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
-}
-
 /* Write @text over the file @path (a lower one is copied up first). */
 static int write_file(const char *path, const char *text)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ssize_t len = strlen(text);
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, len) != len) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int type,
-		    struct FTW *ftw)
-{
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
-static void remove_tree(const char *dir)
-{
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return write_text(path, O_TRUNC, text);
 }
 
 /* The ID of the mount @path is on (the top mount on a mount point), or -1. */
@@ -343,21 +238,6 @@ FIXTURE_VARIANT_ADD(ul, tmpfs) { .fs = "tmpfs", .magic = TMPFS_MAGIC };
 FIXTURE_VARIANT_ADD(ul, ext4) { .fs = "ext4", .magic = EXT4_SUPER_MAGIC };
 FIXTURE_VARIANT_ADD(ul, xfs) { .fs = "xfs", .magic = XFS_SUPER_MAGIC };
 FIXTURE_VARIANT_ADD(ul, btrfs) { .fs = "btrfs", .magic = BTRFS_SUPER_MAGIC };
-
-/* A tmpfs named @source on @dir holding the files @f[0] = @f[1], ... */
-static int layer_tmpfs(const char *dir, const char *source, const char **f)
-{
-	char p[PATH_MAX];
-
-	if (mkdir(dir, 0755) || mount(source, dir, "tmpfs", 0, "mode=0755"))
-		return -1;
-	for (; f[0]; f += 2) {
-		pjoin(p, dir, f[0]);
-		if (make_file(p, f[1]))
-			return -1;
-	}
-	return 0;
-}
 
 FIXTURE_SETUP(ul)
 {
