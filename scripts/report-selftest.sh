@@ -33,25 +33,19 @@ $(good_prog t2)
 
 # guest/init: a program run in two lanes is two plan names, each judged;
 # uptimes on @@BEGIN/@@END give the seconds of each program
+lane_prog() {	# name uptime-at-begin uptime-at-end
+	printf '@@BEGIN %s %s\n1..1\nok 1 a\n@@END %s 0 %s\n' "$1" "$2" "$1" "$3"
+}
 case_ "lanes and times" 0 "3 passed, 0 failed, 1 skipped" \
 	"@@PLAN t1 f:1 f:2
 $(good_prog t1)
-@@BEGIN f:1 10.5
-1..1
-ok 1 a
-@@END f:1 0 700.2
-@@BEGIN f:2 10.6
-1..1
-ok 1 b
-@@END f:2 0 650.0
+$(lane_prog f:1 10.5 700.2)
+$(lane_prog f:2 10.6 650.0)
 @@DONE" "$ok_console"
 case_ "a lane that never ran fails the run" 1 "2 passed, 1 failed, 1 skipped" \
 	"@@PLAN t1 f:1 f:2
 $(good_prog t1)
-@@BEGIN f:1 10.5
-1..1
-ok 1 a
-@@END f:1 0 700.2
+$(lane_prog f:1 10.5 700.2)
 @@DONE" "$ok_console"
 
 case_ "a failing test fails the run" 1 "2 passed, 1 failed, 1 skipped" \
