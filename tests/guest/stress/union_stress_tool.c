@@ -547,8 +547,8 @@ static bool expected(int op, int e, bool live)
 	case ENOENT: case EEXIST: case ENOTEMPTY: case EISDIR: case ENOTDIR:
 	case ELOOP: case ENOSPC: case EMLINK:
 		return true;
-	case EXDEV:	/* link(2) to a name on another mount */
-		return op == S_LINK;
+	case EXDEV:	/* rename of a directory a lower layer has */
+		return op == S_RENAME || op == S_LINK;
 	case EINVAL:	/* rename of a directory into itself */
 		return op == S_RENAME;
 	case ESTALE:	/* the lower object went away under us */
