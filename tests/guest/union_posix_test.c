@@ -500,10 +500,6 @@ struct known {
 	const char *reason;
 };
 
-/* "Rename": a directory that a lower layer has cannot be renamed. */
-#define K_DIR	"rename of a directory that a lower layer has is EXDEV " \
-		"(union-mounts.rst \"Rename\"; like the cross-mount EXDEV it " \
-		"comes before the other checks)"
 /* "Rename": RENAME_EXCHANGE with names from lower layers. */
 #define K_XCHG	"RENAME_EXCHANGE with a name from a lower layer is EXDEV " \
 		"(union-mounts.rst \"Rename\")"
@@ -531,24 +527,7 @@ static const struct known known[] = {
 	{ "link_across_dirs", UA, 1, EACCES, K_LINK },
 	{ "link_across_dirs", UB, 1, EACCES, K_LINK },
 	{ "link_in_user_dir", UB, 1, EACCES, K_LINK },
-	{ "rename_dir_onto_file", -1, 1, EXDEV, K_DIR },
-	{ "rename_dir_onto_file", -1, 2, EXDEV, K_DIR },
-	{ "rename_dir_onto_file", -1, 3, EXDEV, K_DIR },
-	{ "rename_dir_onto_empty_dir", -1, 1, EXDEV, K_DIR },
-	{ "rename_dir_onto_empty_dir", 0, 2, 0, K_AFTER },
-	{ "rename_dir_onto_empty_dir", 0, 3, 0, K_AFTER },
-	{ "rename_dir_onto_empty_dir", 0, 0, 0, K_AFTER },
-	{ "rename_dir_onto_non_empty_dir", -1, 1, EXDEV, K_DIR },
-	{ "rename_dir_onto_non_empty_dir", -1, 2, EXDEV, K_DIR },
-	{ "rename_dir_new_name", -1, 1, EXDEV, K_DIR },
-	{ "rename_dir_new_name", 0, 2, 0, K_AFTER },
-	{ "rename_dir_new_name", 0, 3, 0, K_AFTER },
-	{ "rename_dir_new_name", 0, 0, 0, K_AFTER },
-	{ "rename_dir_into_itself", -1, 1, EXDEV, K_DIR },
-	{ "rename_dir_into_itself", -1, 2, EXDEV, K_DIR },
-	{ "rename_dir_into_itself", -1, 3, EXDEV, K_DIR },
 	{ "rename_dir_into_itself", -1, 5, EXDEV, K_MNT },	/* "dir/.." */
-	{ "rename_noreplace", -1, 2, EXDEV, K_DIR },
 	{ "rename_exchange", 0, 1, EXDEV, K_XCHG },
 	{ "rename_exchange", 0, 2, 0, K_AFTER },
 	{ "rename_exchange", 0, 3, 0, K_AFTER },
@@ -558,19 +537,6 @@ static const struct known known[] = {
 	{ "rename_exchange", 0, 7, EXDEV, K_XCHG },
 	{ "rename_exchange", 0, 8, 0, K_AFTER },
 	{ "rename_exchange", 0, 0, 0, K_AFTER },
-	{ "rename_trailing_slash", -1, 3, EXDEV, K_DIR },
-	{ "rename_trailing_slash", 0, 4, 0, K_AFTER },
-	{ "rename_trailing_slash", 0, 0, 0, K_AFTER },
-	{ "rename_in_user_dir", -1, 2, EXDEV, K_DIR },
-	{ "rename_in_user_dir", 0, 3, 0, K_AFTER },
-	{ "rename_in_user_dir", 0, 4, 0, K_AFTER },
-	{ "rename_in_user_dir", 0, 0, 0, K_AFTER },
-	{ "rename_in_user_dir", UA, 3, 0, K_AFTER },
-	{ "rename_in_user_dir", UA, 4, 0, K_AFTER },
-	{ "rename_in_user_dir", UA, 0, 0, K_AFTER },
-	{ "rename_onto_whiteout", 0, 6, EXDEV, K_DIR },
-	{ "rename_onto_whiteout", 0, 7, 0, K_AFTER },
-	{ "rename_onto_whiteout", 0, 0, 0, K_AFTER },
 	{ "chown_directory", UB, 4, EPERM, K_CHOWN },
 	{ "mknod_chardev_0_0", 0, 1, EPERM, K_WHT },
 	{ "mknod_chardev_0_0", 0, 2, 0, K_AFTER },

@@ -898,7 +898,7 @@ static void files_steps(struct __test_metadata *_metadata,
 	EXPECT_STREQ("rsync f1\n", content(P(d, "copy/link")));
 	EXPECT_OUT("", &r, d, uid, "diff", "-r", "dir1", "copy");
 
-	/* mv of a lower directory to a new name (rename: EXDEV, mv copies) */
+	/* mv of a lower directory to a new name (one rename, a redirect) */
 	EXPECT_OUT("", &r, d, uid, "mv", "tree", "moved");
 	EXPECT_EQ(ENOENT, lstat_errno(P(d, "tree")));
 	EXPECT_STREQ("a top", names(P(d, "moved")));

@@ -75,7 +75,7 @@ check() {	# description command...: one TAP line for a command's status
 		sed 's/^/# /' /tmp/stress.out | tail -5
 	else
 		notok "$d"
-		sed 's/^/# /' /tmp/stress.out | tail -40
+		sed 's/^/# /' /tmp/stress.out | tail -60
 	fi
 }
 

@@ -17,7 +17,8 @@
  *                            directory, the lower one's --, contents, link
  *                            target), the lower one's elsewhere, no whiteout,
  *                            nothing from below an opaque directory or a
- *                            non-directory; prints "verify: N names"
+ *                            non-directory, a renamed directory's lower
+ *                            part at its redirect; prints "verify: N names"
  *   storm [-r READY] [-d DETACHED] DIR SECONDS PROCS SEED [LOWER_LIVE]
  *                            PROCS workers do random first writes, truncates,
  *                            chmod/chown/utimes/xattrs, link, rename,
@@ -380,6 +381,65 @@ static bool is_opaque(const char *dir)
 	return n == 1 && v[0] == 'y';
 }
 
+/* verify's LOWER: the root a redirect's path starts from */
+static const char *lower_root;
+
+/*
+ * The lower directory merged with @top, the top layer's directory @name:
+ * at its redirect (trusted.overlay.redirect, a directory renamed through
+ * the union) from the lower layer's root if it has one, else @name in the
+ * lower directory @lo.  In @buf; NULL if that is not a directory.
+ */
+static const char *lower_part(const char *top, const char *lo,
+			      const char *name, char *buf, size_t len)
+{
+	char r[4096];
+	ssize_t n = lgetxattr(top, "trusted.overlay.redirect", r,
+			      sizeof(r) - 1);
+	struct stat st;
+
+	if (n > 0) {
+		r[n] = 0;
+		snprintf(buf, len, "%s%s", lower_root, r);
+	} else if (lo) {
+		snprintf(buf, len, "%s/%s", lo, name);
+	} else {
+		return NULL;
+	}
+	if (lstat(buf, &st) || !S_ISDIR(st.st_mode))
+		return NULL;
+	return buf;
+}
+
+/* for a post-mortem: the top layer's directories renamed through the union */
+static int dumped;
+
+static void dump_redirects(const char *dir)
+{
+	char r[4096], p[4096];
+	struct dirent *de;
+	struct stat st;
+	ssize_t n;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (lstat(p, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		n = lgetxattr(p, "trusted.overlay.redirect", r, sizeof(r) - 1);
+		if (n > 0 && ++dumped <= 20) {
+			r[n] = 0;
+			printf("verify:   (top layer %s: redirect %s)\n", p, r);
+		}
+		dump_redirects(p);
+	}
+	closedir(d);
+}
+
 /* names of @dir (no . and ..), sorted; NULL if @dir is NULL or missing */
 static char **list(const char *dir, size_t *n)
 {
@@ -463,11 +523,9 @@ static void verify_dir(const char *u, const char *up, const char *lo)
 			if (is_whiteout(&su))
 				problem("a whiteout is visible", a, NULL);
 			/* a merged directory: its bottom-most part's st_ino (same st_dev) */
-			snprintf(c, sizeof(c), "%s/%s", lo ? lo : "", name);
-			if (layer == 0 && S_ISDIR(sl.st_mode) && lo &&
-			    has(llo, nlo, name) && !is_opaque(b) &&
-			    !lstat(c, &sx) && S_ISDIR(sx.st_mode) &&
-			    sx.st_dev == sl.st_dev) {
+			if (layer == 0 && S_ISDIR(sl.st_mode) && !is_opaque(b) &&
+			    lower_part(b, lo, name, c, sizeof(c)) &&
+			    !lstat(c, &sx) && sx.st_dev == sl.st_dev) {
 				if (su.st_ino != sx.st_ino || su.st_dev != sx.st_dev)
 					problem("a merged directory without the lower one's dev/ino", a, NULL);
 			} else if (su.st_ino != sl.st_ino || su.st_dev != sl.st_dev) {
@@ -491,11 +549,9 @@ static void verify_dir(const char *u, const char *up, const char *lo)
 				/* merged with the lower directory, if any */
 				const char *lower = NULL;
 
-				if (layer == 0 && has(llo, nlo, name)) {
-					snprintf(c, sizeof(c), "%s/%s", lo, name);
-					if (!lstat(c, &sx) && S_ISDIR(sx.st_mode))
-						lower = c;
-				}
+				if (layer == 0)
+					lower = lower_part(b, lo, name, c,
+							   sizeof(c));
 				verify_dir(a, layer ? NULL : b, layer ? b : lower);
 			}
 		}
@@ -504,6 +560,21 @@ static void verify_dir(const char *u, const char *up, const char *lo)
 		if (!has(lup, nup, lu[i]) && !has(llo, nlo, lu[i])) {
 			snprintf(a, sizeof(a), "%s/%s", u, lu[i]);
 			problem("listed by the union, in no layer", a, NULL);
+			if (vproblems <= 30) {
+				struct stat x, y;
+				char r[256] = "";
+
+				printf("verify:   (its layers: top %s, lower %s)\n",
+				       up ? up : "-", lo ? lo : "-");
+				if (!lstat(a, &x) && !lstat(u, &y))
+					printf("verify:   (%s: %lx:%lu mode %o; %s: %lx:%lu)\n",
+					       a, (long)x.st_dev, (long)x.st_ino,
+					       x.st_mode, u, (long)y.st_dev,
+					       (long)y.st_ino);
+				if (lgetxattr(u, "trusted.overlay.redirect", r,
+					      sizeof(r) - 1) > 0)
+					printf("verify:   (redirect of %s through the union: %s)\n", u, r);
+			}
 		}
 	}
 	for (size_t i = 0; i < nu; i++)
@@ -547,7 +618,9 @@ static bool expected(int op, int e, bool live)
 	case ENOENT: case EEXIST: case ENOTEMPTY: case EISDIR: case ENOTDIR:
 	case ELOOP: case ENOSPC: case EMLINK:
 		return true;
-	case EXDEV:	/* rename of a directory a lower layer has */
+	case EXDEV:	/* link(2) to a name on another mount; a rename in a
+			 * layer that another was put on, whose copy-ups go
+			 * to the new top layer */
 		return op == S_RENAME || op == S_LINK;
 	case EINVAL:	/* rename of a directory into itself */
 		return op == S_RENAME;
@@ -868,8 +941,11 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "manifest"))
 		return manifest(argv[2], argc > 3 ? argv[3] : NULL);
 	if (argc == 5 && !strcmp(argv[1], "verify")) {
+		lower_root = argv[4];
 		verify_dir(argv[2], argv[3], argv[4]);
 		printf("verify: %ld names, %ld problems\n", vnames, vproblems);
+		if (vproblems)
+			dump_redirects(argv[3]);
 		return vproblems ? 1 : 0;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "storm")) {
