@@ -138,5 +138,30 @@ case_starved "a stall next to a KASAN report is a kernel splat" "kernel splat in
 	"[   9.0] INFO: rcu_preempt self-detected stall on CPU
 [   9.1] BUG: KASAN: use-after-free in union_lookup+0x1/0x2"
 
+# A splat names the program that ran when it came (by the guest uptime on
+# both logs) and prints the report itself, not only its first line.
+printf '%s\n' "@@PLAN t1 t2
+@@BEGIN t1 3.0
+1..1
+ok 1 a
+@@END t1 0 4.5
+@@BEGIN t2 4.5
+1..1
+ok 1 b
+@@END t2 0 9.0
+@@DONE" > "$W/tty"
+printf '%s\n' "$ok_console
+[    5.250000] WARNING: possible circular locking dependency detected
+[    5.250001] sh/42 is trying to acquire lock:
+[    5.250002] but task is already holding lock:" > "$W/con"
+out=$("$R" "$W/tty" "$W/con" "$W/q" 2>&1) || true
+if printf '%s\n' "$out" | grep -q "at 5.250000s of guest uptime, during: t2$" &&
+   printf '%s\n' "$out" | grep -q "but task is already holding lock:"; then
+	echo "ok - report: a splat names its program and shows its report"; pass=$((pass + 1))
+else
+	echo "not ok - report: a splat names its program and shows its report"
+	printf '%s\n' "$out" | sed 's/^/    /'; fail=$((fail + 1))
+fi
+
 echo "report self-test: $pass passed, $fail failed"
 [ $fail -eq 0 ]

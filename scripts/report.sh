@@ -77,6 +77,20 @@ if [ -n "$splat" ] && ! printf '%s\n' "$splat" | grep -vE "$STARVED|Call Trace:"
 elif [ -n "$splat" ]; then
 	echo "FAIL: kernel splat in $CONSOLE:"
 	printf '%s\n' "$splat" | sed 's/^/    /'
+	# The report itself (a lockdep chain, the stack), so that a CI log
+	# that keeps only this output still tells what happened.
+	first=$(printf '%s\n' "$splat" | grep -vE "$STARVED|Call Trace:" | head -1 | cut -d: -f1)
+	# which program ran then: the console stamps the guest uptime, the
+	# @@BEGIN/@@END lines carry it too (lanes overlap: all are named)
+	at=$(sed -n "${first}s/^\[ *\([0-9.]*\)\].*/\1/p" "$CONSOLE" | head -1)
+	if [ -n "$at" ]; then
+		during=$(tr -d '\r' < "$TTYS1" | awk -v at="$at" '
+			/^@@BEGIN / { b[$2] = $3 }
+			/^@@END / && ($2 in b) && b[$2] <= at && at <= $4 { printf "%s%s", n++ ? ", " : "", $2 }')
+		echo "it came at ${at}s of guest uptime, during: ${during:-no test program}"
+	fi
+	echo "the first report ($CONSOLE from line $first):"
+	tail -n +"$first" "$CONSOLE" | head -90 | sed 's/^/    /'
 	failed=$((failed + 1))
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
