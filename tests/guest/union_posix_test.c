@@ -409,6 +409,18 @@ static const struct tcase cases[] = {
 	{ "rename_onto_whiteout", U_ROOT, {
 		UNLINK("f600"), RENAME("f644", "f600", 0), READ("f600"), LSTAT("f644"),
 		RMDIR("empty"), RENAME("dir", "empty", 0), LIST("empty") } },
+	{ "rename_onto_emptied_dir", U_ROOT, {
+		MKDIR("nd", 0755), OPEN("nd/f", WRC, 0644), UNLINK("dir/a"),
+		RENAME("nd", "dir", 0), UNLINK("dir/b"), RENAME("nd", "dir", 0),
+		LIST("dir"), LSTAT("nd"), LIST(".") } },
+	{ "rename_onto_copied_dir", U_ROOT, {
+		CHMOD("dir", 0750), MKDIR("nd", 0755), RENAME("nd", "dir", 0),
+		LIST("dir"), LSTAT("nd"), RENAME("dir", "dir", 0), LIST("dir") } },
+	{ "rename_onto_remade_dir", U_ROOT, {
+		UNLINK("dir/a"), UNLINK("dir/b"), RMDIR("dir"), MKDIR("dir", 0755),
+		MKDIR("nd", 0755), OPEN("nd/f", WRC, 0644), RENAME("nd", "dir", 0),
+		LIST("dir"), MKDIR("nd2", 0755), RENAME("nd2", "dir", RENAME_EXCHANGE),
+		LIST("dir"), LIST("nd2") } },
 
 	/* --- symlink(2) --- */
 	{ "symlink_existing_name", U_ALL, {
