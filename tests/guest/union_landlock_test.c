@@ -310,6 +310,44 @@ TEST_F(ll, create_over_whiteout_denied)
 }
 
 /*
+ * A create in "sub", a directory only the lower layer has, that the
+ * sandbox refuses: EACCES, and "sub" is not copied up to the top layer
+ * for it (the union asks the security modules before it copies the parent
+ * up; the system call asks them again on the copy).  A rule for another
+ * directory does not allow it either.  Allowed beneath the union, each
+ * create is made in the copy of "sub".
+ */
+TEST_F(ll, create_in_lower_dir_denied)
+{
+	static const enum ll_op ops[] = { LL_CREAT, LL_MKDIR, LL_SYMLINK,
+					  LL_MKFIFO };
+	char p[400], other[400];
+	unsigned int i;
+
+	snprintf(p, sizeof(p), "%s/sub/new", self->lower);
+	snprintf(other, sizeof(other), "%s/edir", self->lower);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		EXPECT_EQ(EACCES, sandboxed_op(MAKE_ACCESS, NULL, ops[i], p))
+			TH_LOG("op %u", ops[i]);
+		EXPECT_EQ(EACCES, sandboxed_op(MAKE_ACCESS, other, ops[i], p))
+			TH_LOG("op %u, allowed beneath edir", ops[i]);
+		EXPECT_FALSE(on_top(self->upper_fd, "sub"))
+			TH_LOG("op %u: sub was copied up for a refused create",
+			       ops[i]);
+	}
+	snprintf(other, sizeof(other), "%s/sub", self->lower);
+	EXPECT_EQ(0, listed(other, "new"));
+	EXPECT_EQ(1, listed(other, "f"));
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		EXPECT_EQ(0, sandboxed_op(MAKE_ACCESS, self->lower, ops[i], p))
+			TH_LOG("op %u, allowed beneath the union", ops[i]);
+		EXPECT_TRUE(on_top(self->upper_fd, "sub/new"))
+			TH_LOG("op %u: not made in the copy of sub", ops[i]);
+		EXPECT_EQ(0, ops[i] == LL_MKDIR ? rmdir(p) : unlink(p));
+	}
+}
+
+/*
  * A sandbox without the right to write files opens the lower "victim"
  * for writing, or truncates it without the truncate right: EACCES, and
  * the file keeps its content.  (The copy-up is made before Landlock is

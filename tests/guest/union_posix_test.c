@@ -527,18 +527,10 @@ struct known {
 #define K_WHT	"mknod of a 0/0 character device in a union is EPERM, as in " \
 		"overlayfs: it is the whiteout (union-mounts.rst " \
 		"\"Non-standard behavior\")"
-/* "Non-standard behavior": a link into a lower directory. */
-#define K_LINK	"link(2) into a directory found in a lower layer that the " \
-		"caller may not write is EACCES before protected_hardlinks' " \
-		"EPERM: the directory is checked before it is copied up " \
-		"(union-mounts.rst \"Non-standard behavior\")"
 /* What a step after such a refused rename sees (any result). */
 #define K_AFTER	"follows from the documented difference of an earlier step"
 
 static const struct known known[] = {
-	{ "link_across_dirs", UA, 1, EACCES, K_LINK },
-	{ "link_across_dirs", UB, 1, EACCES, K_LINK },
-	{ "link_in_user_dir", UB, 1, EACCES, K_LINK },
 	{ "rename_dir_into_itself", -1, 5, EXDEV, K_MNT },	/* "dir/.." */
 	{ "rename_exchange", 0, 1, EXDEV, K_XCHG },
 	{ "rename_exchange", 0, 2, 0, K_AFTER },
