@@ -101,7 +101,8 @@ FIXTURE_TEARDOWN(ll)
 }
 
 enum ll_op { LL_UNLINK, LL_RMDIR, LL_CREAT, LL_MKDIR, LL_SYMLINK, LL_MKFIFO,
-	     LL_OPEN_WRITE, LL_TRUNCATE, LL_OPEN_READ, LL_OPEN_TRUNC };
+	     LL_OPEN_WRITE, LL_TRUNCATE, LL_OPEN_READ, LL_OPEN_TRUNC,
+	     LL_CREATE_READ };
 
 static int ll_do(enum ll_op op, const char *path)
 {
@@ -131,6 +132,12 @@ static int ll_do(enum ll_op op, const char *path)
 		return fd < 0 ? -1 : close(fd);
 	case LL_OPEN_TRUNC:
 		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		return fd < 0 ? -1 : close(fd);
+	case LL_CREATE_READ:
+		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0 || close(fd))
+			return 100;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 		return fd < 0 ? -1 : close(fd);
 	}
 	errno = EINVAL;
@@ -488,6 +495,35 @@ TEST_F(ll, merged_dir_rule_covers_lower)
 				  LL_OPEN_READ, f));
 	EXPECT_EQ(EACCES, sandboxed_op(LANDLOCK_ACCESS_FS_READ_FILE, other,
 				       LL_OPEN_READ, f));
+}
+
+/*
+ * A rule added on "sub" while only the lower layer has it is on the lower
+ * directory.  The sandbox (which handles only reading files) makes
+ * "sub/new", which copies "sub" up, and reads it back: the new file is in
+ * the copy of "sub", whose walk up meets the lower directory as a part of
+ * the union's "sub" -- allowed, as the rule's directory is still the
+ * union's "sub".  The same rule does not allow reading a file made in
+ * "edir".  Before, the copy was another inode that the rule was not on,
+ * and the read was refused.
+ */
+TEST_F(ll, lower_dir_rule_after_copy_up)
+{
+	char sub[400], n[400], e[400];
+
+	snprintf(sub, sizeof(sub), "%s/sub", self->lower);
+	snprintf(n, sizeof(n), "%s/sub/new", self->lower);
+	snprintf(e, sizeof(e), "%s/edir/new", self->lower);
+	ASSERT_FALSE(on_top(self->upper_fd, "sub"));
+	EXPECT_EQ(0, sandboxed_op(LANDLOCK_ACCESS_FS_READ_FILE, sub,
+				  LL_CREATE_READ, n));
+	EXPECT_TRUE(on_top(self->upper_fd, "sub/new"))
+		TH_LOG("the sandbox did not make sub/new");
+	/* the rule on "sub" does not cover the copy of "edir" */
+	EXPECT_EQ(EACCES, sandboxed_op(LANDLOCK_ACCESS_FS_READ_FILE, sub,
+				       LL_CREATE_READ, e));
+	EXPECT_TRUE(on_top(self->upper_fd, "edir/new"))
+		TH_LOG("the sandbox did not make edir/new");
 }
 
 TEST_HARNESS_MAIN
