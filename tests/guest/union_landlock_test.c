@@ -17,11 +17,15 @@
  *
  * Every test makes a two-layer writable union on the scratch tmpfs in its
  * own mount namespace and sandboxes a forked child, which reports its
- * errno to the parent through its exit status.
+ * errno to the parent through its exit status.  Each runs twice: the
+ * child stays root (with no_new_privs), and the child is uid 1000, who
+ * owns the layers' files (Landlock is for unprivileged users; the
+ * permission bits let the user do everything, the rules decide).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/landlock.h>
 #include <sched.h>
 #include <stdio.h>
@@ -50,6 +54,43 @@ FIXTURE(ll) {
 	char upper[300];	/* the top layer */
 	int upper_fd;
 };
+
+FIXTURE_VARIANT(ll) {
+	uid_t uid;	/* of the sandboxed child, and owner of the layers */
+};
+
+FIXTURE_VARIANT_ADD(ll, root) {
+	.uid = 0,
+};
+
+FIXTURE_VARIANT_ADD(ll, user) {
+	.uid = 1000,
+};
+
+/* The variant's uid, for the sandboxed children */
+static uid_t sandbox_uid;
+
+/* Give the layers' objects below @dir to @uid (and group). */
+static int own_tree(const char *dir, uid_t uid)
+{
+	char p[600];
+	struct dirent *d;
+	DIR *dp;
+	int ret = lchown(dir, uid, uid);
+
+	dp = opendir(dir);
+	if (!dp)
+		return -1;
+	while (!ret && (d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, d->d_name);
+		ret = d->d_type == DT_DIR ? own_tree(p, uid) :
+					    lchown(p, uid, uid);
+	}
+	closedir(dp);
+	return ret;
+}
 
 FIXTURE_SETUP(ll)
 {
@@ -86,6 +127,10 @@ FIXTURE_SETUP(ll)
 	fd = open(p, O_CREAT | O_WRONLY, 0644);
 	ASSERT_LE(0, fd);
 	close(fd);
+	sandbox_uid = variant->uid;
+	ASSERT_EQ(0, chmod(self->base, 0755));
+	ASSERT_EQ(0, own_tree(self->lower, variant->uid));
+	ASSERT_EQ(0, own_tree(self->upper, variant->uid));
 	self->upper_fd = open(self->upper, O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, self->upper_fd);
 	ASSERT_EQ(0, mount(self->upper, self->lower, NULL,
@@ -161,6 +206,11 @@ static int sandboxed_op(__u64 handled, const char *allow, enum ll_op op,
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		if (sandbox_uid &&
+		    (setgroups(0, NULL) ||
+		     setresgid(sandbox_uid, sandbox_uid, sandbox_uid) ||
+		     setresuid(sandbox_uid, sandbox_uid, sandbox_uid)))
+			_exit(203);
 		rs = syscall(__NR_landlock_create_ruleset, &ra, sizeof(ra), 0);
 		if (rs < 0)
 			_exit(200);
@@ -524,6 +574,36 @@ TEST_F(ll, lower_dir_rule_after_copy_up)
 				       LL_CREATE_READ, e));
 	EXPECT_TRUE(on_top(self->upper_fd, "edir/new"))
 		TH_LOG("the sandbox did not make edir/new");
+}
+
+/*
+ * A rule on a file only the lower layer has (so on the lower file) allows
+ * writing it through the union: the open for writing copies it up, and
+ * the copy has the rules of the file it was copied from, for that open and
+ * the ones after it.  Another lower file stays outside the rule.
+ */
+TEST_F(ll, lower_file_rule_covers_copy)
+{
+	const __u64 rw = LANDLOCK_ACCESS_FS_READ_FILE |
+			 LANDLOCK_ACCESS_FS_WRITE_FILE;
+	char p[400], f[400], buf[16] = "";
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/victim", self->lower);
+	snprintf(f, sizeof(f), "%s/sub/f", self->lower);
+	EXPECT_EQ(EACCES, sandboxed_op(rw, p, LL_OPEN_READ, f));
+	EXPECT_EQ(0, sandboxed_op(rw, p, LL_OPEN_READ, p));
+	EXPECT_FALSE(on_top(self->upper_fd, "victim"));
+
+	EXPECT_EQ(0, sandboxed_op(rw, p, LL_OPEN_WRITE, p));
+	EXPECT_TRUE(on_top(self->upper_fd, "victim"));
+	EXPECT_EQ(0, sandboxed_op(rw, p, LL_OPEN_READ, p));
+	fd = open(p, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(6, read(fd, buf, sizeof(buf) - 1));
+	close(fd);
+	EXPECT_STREQ("lower\n", buf);
+	EXPECT_FALSE(on_top(self->upper_fd, "sub"));
 }
 
 TEST_HARNESS_MAIN
