@@ -2,7 +2,8 @@
 /*
  * Lookup at the root of a union: stat(2) of a name in the top layer, of a
  * name in the lowest layer and of a missing name, through 2 and 8 layers,
- * and open+read+close of small files that live in the lowest layer.
+ * and open+read+close of small files that live in the lowest layer, also
+ * in a Landlock sandbox.
  *
  * Each layer holds F files (top.N in the top layer, low.N and small.N in
  * the lowest, mI.N in each layer between); plain/ holds all of them.
@@ -12,6 +13,9 @@
  *   warm  F names, cycled until OPS operations, after one warm-up run;
  *   cold  (disk file systems) caches dropped, then every name once.
  */
+#include <linux/landlock.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include "bench.h"
 
 static long nfiles;		/* F, files per layer and set */
@@ -76,6 +80,48 @@ static void one(const char *wl, const char *fs, enum setup setup,
 	       reps, NULL);
 }
 
+#define LL_ACCESS	(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE)
+
+/*
+ * The open+read set @s in a child that a Landlock ruleset restricts:
+ * reading and writing files are handled, and allowed beneath @base only
+ * (the directory of every setup's root), so every open is checked by a
+ * walk from the file up to @base.  The child first checks that a file
+ * outside @base is refused.
+ */
+static void one_landlock(const char *wl, const char *fs, enum setup setup,
+			 struct set *s, const char *base)
+{
+	struct landlock_ruleset_attr ra = { .handled_access_fs = LL_ACCESS };
+	struct landlock_path_beneath_attr pb = { .allowed_access = LL_ACCESS };
+	int status, rs;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %m");
+	if (!pid) {
+		rs = syscall(__NR_landlock_create_ruleset, &ra, sizeof(ra), 0);
+		pb.parent_fd = open(base, O_PATH | O_CLOEXEC);
+		if (rs < 0 || pb.parent_fd < 0 ||
+		    syscall(__NR_landlock_add_rule, rs,
+			    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) ||
+		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    syscall(__NR_landlock_restrict_self, rs, 0))
+			die("%s: Landlock: %m", wl);
+		if (open("/etc/passwd", O_RDONLY | O_CLOEXEC) >= 0 ||
+		    errno != EACCES)
+			die("%s: /etc/passwd outside the sandbox: %m", wl);
+		one(wl, fs, setup, s, false);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("%s: the sandboxed run failed", wl);
+}
+
 static void run_layers(const char *fs, const char *base, int n)
 {
 	struct set top, low, miss, small;
@@ -120,6 +166,8 @@ static void run_layers(const char *fs, const char *base, int n)
 			one("stat.lower.2L", fs, s, &low, true);
 		if (n == 2) {
 			one("open-read.lower.2L", fs, s, &small, false);
+			one_landlock("open-read.lower.2L.landlock", fs, s,
+				     &small, base);
 			if (is_disk_fs(fs))
 				one("open-read.lower.2L", fs, s, &small, true);
 		}
