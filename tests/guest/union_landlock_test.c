@@ -33,9 +33,11 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -147,10 +149,11 @@ FIXTURE_TEARDOWN(ll)
 
 enum ll_op { LL_UNLINK, LL_RMDIR, LL_CREAT, LL_MKDIR, LL_SYMLINK, LL_MKFIFO,
 	     LL_OPEN_WRITE, LL_TRUNCATE, LL_OPEN_READ, LL_OPEN_TRUNC,
-	     LL_CREATE_READ };
+	     LL_CREATE_READ, LL_BIND };
 
 static int ll_do(enum ll_op op, const char *path)
 {
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd;
 
 	switch (op) {
@@ -184,6 +187,20 @@ static int ll_do(enum ll_op op, const char *path)
 			return 100;
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		return fd < 0 ? -1 : close(fd);
+	case LL_BIND:
+		if (strlen(path) >= sizeof(sun.sun_path)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return 100;
+		if (bind(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+			close(fd);
+			return -1;
+		}
+		return close(fd);
 	}
 	errno = EINVAL;
 	return -1;
@@ -315,7 +332,8 @@ TEST_F(ll, unlink_nested_lower)
 #define MAKE_ACCESS	(LANDLOCK_ACCESS_FS_MAKE_REG | \
 			 LANDLOCK_ACCESS_FS_MAKE_DIR | \
 			 LANDLOCK_ACCESS_FS_MAKE_SYM | \
-			 LANDLOCK_ACCESS_FS_MAKE_FIFO)
+			 LANDLOCK_ACCESS_FS_MAKE_FIFO | \
+			 LANDLOCK_ACCESS_FS_MAKE_SOCK)
 
 static int is_whiteout(int dfd, const char *name)
 {
@@ -377,8 +395,8 @@ TEST_F(ll, create_over_whiteout_denied)
 }
 
 /*
- * A create in "sub", a directory only the lower layer has, that the
- * sandbox refuses: EACCES, and "sub" is not copied up to the top layer
+ * A create in "sub" (also bind(2) of a unix socket), a directory only the
+ * lower layer has, that the sandbox refuses: EACCES, and "sub" is not copied up to the top layer
  * for it (the union asks the security modules before it copies the parent
  * up; the system call asks them again on the copy).  A rule for another
  * directory does not allow it either.  Allowed beneath the union, each
@@ -387,7 +405,7 @@ TEST_F(ll, create_over_whiteout_denied)
 TEST_F(ll, create_in_lower_dir_denied)
 {
 	static const enum ll_op ops[] = { LL_CREAT, LL_MKDIR, LL_SYMLINK,
-					  LL_MKFIFO };
+					  LL_MKFIFO, LL_BIND };
 	char p[400], other[400];
 	unsigned int i;
 
