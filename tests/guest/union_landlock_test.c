@@ -149,7 +149,10 @@ FIXTURE_TEARDOWN(ll)
 
 enum ll_op { LL_UNLINK, LL_RMDIR, LL_CREAT, LL_MKDIR, LL_SYMLINK, LL_MKFIFO,
 	     LL_OPEN_WRITE, LL_TRUNCATE, LL_OPEN_READ, LL_OPEN_TRUNC,
-	     LL_CREATE_READ, LL_BIND };
+	     LL_CREATE_READ, LL_BIND, LL_RENAME };
+
+/* Where LL_RENAME moves its path to */
+static char ll_rename_to[400];
 
 static int ll_do(enum ll_op op, const char *path)
 {
@@ -201,6 +204,8 @@ static int ll_do(enum ll_op op, const char *path)
 			return -1;
 		}
 		return close(fd);
+	case LL_RENAME:
+		return rename(path, ll_rename_to);
 	}
 	errno = EINVAL;
 	return -1;
@@ -467,6 +472,40 @@ TEST_F(ll, write_lower_denied)
 	EXPECT_EQ(0, sandboxed_op(LANDLOCK_ACCESS_FS_WRITE_FILE, self->lower,
 				  LL_OPEN_WRITE, p));
 	EXPECT_TRUE(on_top(self->upper_fd, "victim"));
+}
+
+/*
+ * A sandbox that may make, remove and reparent files nowhere moves the
+ * lower "sub/f" to "edir", a directory of the lower layer too: EACCES, and
+ * nothing is copied up (the union asks the security modules' rename hook
+ * of the lower file and directories before it copies them up; the system
+ * call asks it again of the copies).  Allowed beneath the union, the file
+ * moves: "edir" gets it, in the top layer, and "sub" no longer shows it.
+ */
+TEST_F(ll, rename_lower_denied)
+{
+	const __u64 handled = LANDLOCK_ACCESS_FS_REFER |
+			      LANDLOCK_ACCESS_FS_MAKE_REG |
+			      LANDLOCK_ACCESS_FS_REMOVE_FILE;
+	char p[400], sub[400], edir[400];
+
+	snprintf(p, sizeof(p), "%s/sub/f", self->lower);
+	snprintf(sub, sizeof(sub), "%s/sub", self->lower);
+	snprintf(edir, sizeof(edir), "%s/edir", self->lower);
+	snprintf(ll_rename_to, sizeof(ll_rename_to), "%s/edir/f", self->lower);
+	EXPECT_EQ(EACCES, sandboxed_op(handled, NULL, LL_RENAME, p));
+	EXPECT_EQ(EACCES, sandboxed_op(handled, edir, LL_RENAME, p));
+	EXPECT_FALSE(on_top(self->upper_fd, "sub"))
+		TH_LOG("a refused rename copied sub up");
+	EXPECT_FALSE(on_top(self->upper_fd, "edir"))
+		TH_LOG("a refused rename copied edir up");
+	EXPECT_EQ(1, listed(sub, "f"));
+	EXPECT_EQ(0, listed(edir, "f"));
+
+	EXPECT_EQ(0, sandboxed_op(handled, self->lower, LL_RENAME, p));
+	EXPECT_TRUE(on_top(self->upper_fd, "edir/f"));
+	EXPECT_EQ(0, listed(sub, "f"));
+	EXPECT_EQ(1, listed(edir, "f"));
 }
 
 /*
