@@ -154,6 +154,9 @@ enum ll_op { LL_UNLINK, LL_RMDIR, LL_CREAT, LL_MKDIR, LL_SYMLINK, LL_MKFIFO,
 /* Where LL_RENAME moves its path to */
 static char ll_rename_to[400];
 
+/* The rights sandboxed_op() grants beneath its path: all it handles if 0 */
+static __u64 ll_granted;
+
 static int ll_do(enum ll_op op, const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -220,7 +223,9 @@ static int sandboxed_op(__u64 handled, const char *allow, enum ll_op op,
 			const char *path)
 {
 	struct landlock_ruleset_attr ra = { .handled_access_fs = handled };
-	struct landlock_path_beneath_attr pb = { .allowed_access = handled };
+	struct landlock_path_beneath_attr pb = {
+		.allowed_access = ll_granted ? ll_granted : handled,
+	};
 	int status, rs, ret;
 	pid_t pid;
 
@@ -506,6 +511,36 @@ TEST_F(ll, rename_lower_denied)
 	EXPECT_TRUE(on_top(self->upper_fd, "edir/f"));
 	EXPECT_EQ(0, listed(sub, "f"));
 	EXPECT_EQ(1, listed(edir, "f"));
+}
+
+/*
+ * The whiteout that a rename of a lower directory leaves is the union's,
+ * not the caller's: a sandbox that may make and remove directories beneath
+ * the union, but not regular files (Landlock guards whiteouts with that
+ * right), renames the lower "sub/deep" to "sub/deep2", which leaves the
+ * whiteout under the old name, as it would rename a directory on one file
+ * system.
+ */
+TEST_F(ll, rename_lower_dir_no_make_reg)
+{
+	const __u64 handled = LANDLOCK_ACCESS_FS_REFER |
+			      LANDLOCK_ACCESS_FS_MAKE_DIR |
+			      LANDLOCK_ACCESS_FS_REMOVE_DIR |
+			      LANDLOCK_ACCESS_FS_MAKE_REG;
+	char p[400], sub[400];
+	int ret;
+
+	snprintf(p, sizeof(p), "%s/sub/deep", self->lower);
+	snprintf(sub, sizeof(sub), "%s/sub", self->lower);
+	snprintf(ll_rename_to, sizeof(ll_rename_to), "%s/sub/deep2",
+		 self->lower);
+	ll_granted = handled & ~LANDLOCK_ACCESS_FS_MAKE_REG;
+	ret = sandboxed_op(handled, self->lower, LL_RENAME, p);
+	ll_granted = 0;
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, listed(sub, "deep"));
+	EXPECT_EQ(1, listed(sub, "deep2"));
+	EXPECT_TRUE(is_whiteout(self->upper_fd, "sub/deep"));
 }
 
 /*
