@@ -3,7 +3,10 @@
  * Lookup at the root of a union: stat(2) of a name in the top layer, of a
  * name in the lowest layer and of a missing name, through 2 and 8 layers,
  * and open+read+close of small files that live in the lowest layer, also
- * in a Landlock sandbox.
+ * in a Landlock sandbox.  The 2-layer stats of lower and missing names run
+ * in two threads at once as well (".par2"): each thread makes as many as
+ * the one-thread row, and the time per stat is of the wall clock over
+ * both, so a lookup that scales costs half as much there.
  *
  * Each layer holds F files (top.N in the top layer, low.N and small.N in
  * the lowest, mI.N in each layer between); plain/ holds all of them.
@@ -14,6 +17,7 @@
  *   cold  (disk file systems) caches dropped, then every name once.
  */
 #include <linux/landlock.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include "bench.h"
@@ -67,6 +71,23 @@ static void run_set(void *arg)
 	}
 }
 
+static void *run_set_thread(void *arg)
+{
+	run_set(arg);
+	return NULL;
+}
+
+/* run_set() in this thread and in a second one at the same time. */
+static void run_set_par2(void *arg)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, run_set_thread, arg))
+		die("pthread_create failed");
+	run_set(arg);
+	pthread_join(t, NULL);
+}
+
 static void one(const char *wl, const char *fs, enum setup setup,
 		struct set *s, bool cold)
 {
@@ -78,6 +99,19 @@ static void one(const char *wl, const char *fs, enum setup setup,
 	report(wl, fs, setup, cold ? "cold" : "warm", "us/op",
 	       s->n * s->passes, scale_vals(v, reps, 1e3 * s->n * s->passes),
 	       reps, NULL);
+}
+
+/* one() warm, in two threads: wall time per stat over both threads. */
+static void one_par2(const char *wl, const char *fs, enum setup setup,
+		     struct set *s)
+{
+	double v[MAX_REPS];
+	int reps = pick_reps(7, 2);
+
+	s->passes = (wops + s->n - 1) / s->n;
+	measure(run_set_par2, s, 1, reps, false, v);
+	report(wl, fs, setup, "warm", "us/op", 2 * s->n * s->passes,
+	       scale_vals(v, reps, 2e3 * s->n * s->passes), reps, NULL);
 }
 
 #define LL_ACCESS	(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE)
@@ -165,6 +199,8 @@ static void run_layers(const char *fs, const char *base, int n)
 		if (n == 2 && is_disk_fs(fs))
 			one("stat.lower.2L", fs, s, &low, true);
 		if (n == 2) {
+			one_par2("stat.lower.2L.par2", fs, s, &low);
+			one_par2("stat.missing.2L.par2", fs, s, &miss);
 			one("open-read.lower.2L", fs, s, &small, false);
 			one_landlock("open-read.lower.2L.landlock", fs, s,
 				     &small, base);
