@@ -6,7 +6,10 @@
  * in a Landlock sandbox.  The 2-layer stats of lower and missing names run
  * in two threads at once as well (".par2"): each thread makes as many as
  * the one-thread row, and the time per stat is of the wall clock over
- * both, so a lookup that scales costs half as much there.
+ * both, so a lookup that scales costs half as much there.  The 2-layer
+ * stat of lower names runs once more while another thread mounts and
+ * unmounts an unrelated union over and over (".mounts"): a change of
+ * one union's mounts should leave the others' cached layer stacks alone.
  *
  * Each layer holds F files (top.N in the top layer, low.N and small.N in
  * the lowest, mI.N in each layer between); plain/ holds all of them.
@@ -88,30 +91,67 @@ static void run_set_par2(void *arg)
 	pthread_join(t, NULL);
 }
 
+/* How one() runs a set: each name looked up before (warm) or not (cold). */
+enum run { WARM, COLD, WARM_PAR2 /* warm, in two threads at once */ };
+
+/* The set @s, reported per lookup: wall time over all threads. */
 static void one(const char *wl, const char *fs, enum setup setup,
-		struct set *s, bool cold)
+		struct set *s, enum run run)
 {
+	int reps = pick_reps(7, 2), threads = run == WARM_PAR2 ? 2 : 1;
+	bool cold = run == COLD;
 	double v[MAX_REPS];
-	int reps = pick_reps(7, 2);
 
 	s->passes = cold ? 1 : (wops + s->n - 1) / s->n;
-	measure(run_set, s, cold ? 0 : 1, reps, cold, v);
+	measure(threads == 2 ? run_set_par2 : run_set, s, cold ? 0 : 1, reps,
+		cold, v);
 	report(wl, fs, setup, cold ? "cold" : "warm", "us/op",
-	       s->n * s->passes, scale_vals(v, reps, 1e3 * s->n * s->passes),
-	       reps, NULL);
+	       threads * s->n * s->passes,
+	       scale_vals(v, reps, threads * 1e3 * s->n * s->passes), reps,
+	       NULL);
 }
 
-/* one() warm, in two threads: wall time per stat over both threads. */
-static void one_par2(const char *wl, const char *fs, enum setup setup,
-		     struct set *s)
-{
-	double v[MAX_REPS];
-	int reps = pick_reps(7, 2);
+/* A union mounted and unmounted elsewhere, over and over (run_churn()). */
+struct churn {
+	char top[PATH_LEN], cov[PATH_LEN];
+	bool stop;
+	long rounds;
+};
 
-	s->passes = (wops + s->n - 1) / s->n;
-	measure(run_set_par2, s, 1, reps, false, v);
-	report(wl, fs, setup, "warm", "us/op", 2 * s->n * s->passes,
-	       scale_vals(v, reps, 2e3 * s->n * s->passes), reps, NULL);
+static void *run_churn(void *arg)
+{
+	struct churn *c = arg;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
+		if (mount(c->top, c->cov, NULL, MS_BIND | MS_UNION, NULL))
+			die("union on %s: %m", c->cov);
+		if (umount2(c->cov, 0))
+			die("umount %s: %m", c->cov);
+		c->rounds++;
+	}
+	return NULL;
+}
+
+/* one() warm while run_churn() mounts and unmounts a union in @base. */
+static void one_churn(const char *wl, const char *fs, enum setup setup,
+		      struct set *s, const char *base)
+{
+	struct churn c = { 0 };
+	pthread_t t;
+
+	pathf(c.top, "%s/churn-top", base);
+	pathf(c.cov, "%s/churn-cov", base);
+	xmkdir(c.top);
+	xmkdir(c.cov);
+	if (pthread_create(&t, NULL, run_churn, &c))
+		die("pthread_create failed");
+	one(wl, fs, setup, s, WARM);
+	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	if (!c.rounds)
+		die("%s: no union was mounted meanwhile", wl);
+	rmdir(c.top);
+	rmdir(c.cov);
 }
 
 #define LL_ACCESS	(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE)
@@ -147,7 +187,7 @@ static void one_landlock(const char *wl, const char *fs, enum setup setup,
 		if (open("/etc/passwd", O_RDONLY | O_CLOEXEC) >= 0 ||
 		    errno != EACCES)
 			die("%s: /etc/passwd outside the sandbox: %m", wl);
-		one(wl, fs, setup, s, false);
+		one(wl, fs, setup, s, WARM);
 		fflush(stdout);
 		_exit(0);
 	}
@@ -191,21 +231,22 @@ static void run_layers(const char *fs, const char *base, int n)
 			continue;
 		top.dfd = low.dfd = miss.dfd = small.dfd = dfd;
 		snprintf(wl, sizeof(wl), "stat.top.%dL", n);
-		one(wl, fs, s, &top, false);
+		one(wl, fs, s, &top, WARM);
 		snprintf(wl, sizeof(wl), "stat.lower.%dL", n);
-		one(wl, fs, s, &low, false);
+		one(wl, fs, s, &low, WARM);
 		snprintf(wl, sizeof(wl), "stat.missing.%dL", n);
-		one(wl, fs, s, &miss, false);
+		one(wl, fs, s, &miss, WARM);
 		if (n == 2 && is_disk_fs(fs))
-			one("stat.lower.2L", fs, s, &low, true);
+			one("stat.lower.2L", fs, s, &low, COLD);
 		if (n == 2) {
-			one_par2("stat.lower.2L.par2", fs, s, &low);
-			one_par2("stat.missing.2L.par2", fs, s, &miss);
-			one("open-read.lower.2L", fs, s, &small, false);
+			one("stat.lower.2L.par2", fs, s, &low, WARM_PAR2);
+			one("stat.missing.2L.par2", fs, s, &miss, WARM_PAR2);
+			one_churn("stat.lower.2L.mounts", fs, s, &low, base);
+			one("open-read.lower.2L", fs, s, &small, WARM);
 			one_landlock("open-read.lower.2L.landlock", fs, s,
 				     &small, base);
 			if (is_disk_fs(fs))
-				one("open-read.lower.2L", fs, s, &small, true);
+				one("open-read.lower.2L", fs, s, &small, COLD);
 		}
 		close(dfd);
 		setup_leave(&ly, s);
