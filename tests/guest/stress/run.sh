@@ -161,7 +161,10 @@ run_stress_ng() {	# fs mnt secs
 		sed '1s/^# /# stress-ng per stressor (ops real usr sys): /'
 	case $rc in
 	0) ok "stress-ng on $fs: exit 0" ;;
-	*) notok "stress-ng on $fs: exit $rc"; tail -30 /tmp/stress-ng.log | sed 's/^/# /' ;;
+	*)	notok "stress-ng on $fs: exit $rc"
+		# what it said besides the metrics (a stressor that failed,
+		# was killed or ran out of resources; its summary)
+		grep -v 'metrc:' /tmp/stress-ng.log | tail -40 | sed 's/^/# /' ;;
 	esac
 	# every stressor must have done work: bogo ops in the shared run, or
 	# (starved there) at least one when it runs alone
