@@ -107,7 +107,9 @@ echo "# kernel $(uname -r), $(nproc) CPUs"
 ng() {	# log yaml timeout args...: stress-ng with the driver's options
 	l=$1 y=$2 to=$3; shift 3
 	rm -f "$y"
-	timeout -s KILL $((to + 120)) stress-ng "$@" --timeout "$to" --verify \
+	# -v: stress-ng says why a stressor did not succeed (a signal that
+	# ended it, an exit status) only in its debug lines
+	timeout -s KILL $((to + 120)) stress-ng -v "$@" --timeout "$to" --verify \
 		--temp-path "$mnt/work" --fstat-dir "$mnt/tree" \
 		--hdd-bytes 4M --fallocate-bytes 4M --mmap-bytes 2M \
 		--iomix-bytes 4M --seek-size 4M --readahead-bytes 4M \
@@ -162,9 +164,11 @@ run_stress_ng() {	# fs mnt secs
 	case $rc in
 	0) ok "stress-ng on $fs: exit 0" ;;
 	*)	notok "stress-ng on $fs: exit $rc"
-		# what it said besides the metrics (a stressor that failed,
-		# was killed or ran out of resources; its summary)
-		grep -v 'metrc:' /tmp/stress-ng.log | tail -40 | sed 's/^/# /' ;;
+		# why: a stressor that failed, was killed or ran out of
+		# resources (debug lines of -v), and the summary
+		grep -v 'metrc:' /tmp/stress-ng.log |
+			grep -iE 'terminated|killed|exit status|signal|fail|error|untrustworth|abort|resources|unsuccessful' |
+			tail -40 | sed 's/^/# /' ;;
 	esac
 	# every stressor must have done work: bogo ops in the shared run, or
 	# (starved there) at least one when it runs alone
